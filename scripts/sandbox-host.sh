@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Prepare this machine to run sandbox nodes: Debian packages (podman, runc, debootstrap,
+# makeself), a project-local containers.conf, and the node image. Idempotent; /etc is not edited.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+missing=()
+for pkg in podman runc debootstrap makeself; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  [ "$(id -u)" -eq 0 ] || die "installing ${missing[*]} needs root (apt-get)"
+  log "installing ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# runc: crun refuses the cgroup layout of these hosts. Default ulimits no higher than the host's
+# hard limits, or every container fails to start.
+mkdir -p "$SANDBOX_DIR"
+nofile=$(ulimit -Hn); nproc=$(ulimit -Hu)
+cap() { if [ "$1" = unlimited ] || [ "$1" -gt "$2" ]; then echo "$2"; else echo "$1"; fi; }
+nofile=$(cap "$nofile" 4096); nproc=$(cap "$nproc" 4096)
+conf=$(cat <<CONF
+# Written by scripts/sandbox-host.sh; used through CONTAINERS_CONF only.
+[containers]
+default_ulimits = ["nofile=$(cap 1024 "$nofile"):$nofile", "nproc=$nproc:$nproc"]
+
+[engine]
+runtime = "runc"
+CONF
+)
+[ "$(cat "$CONTAINERS_CONF" 2>/dev/null)" = "$conf" ] || printf '%s\n' "$conf" > "$CONTAINERS_CONF"
+
+image=${ASCEND_SANDBOX_IMAGE:-$("$REPO_ROOT/tests/sandbox/image/build.sh")}
+printf '%s\n' "$image" > "$SANDBOX_DIR/image"
+log "sandbox image: $image"

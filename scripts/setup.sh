@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Create (or refresh) the pinned controller toolchain in .venv. Re-running is cheap: the
+# virtualenv is rebuilt only when requirements-dev.txt changes.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+python=${ASCEND_PYTHON:-}
+if [ -z "$python" ]; then
+  for candidate in python3.11 python3; do
+    if command -v "$candidate" >/dev/null && "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
+      python=$(command -v "$candidate"); break
+    fi
+  done
+fi
+[ -n "$python" ] || die "Python 3.11 is required for the controller toolchain (set ASCEND_PYTHON to its path)"
+
+if ! "$python" -c 'import venv, ensurepip' 2>/dev/null; then
+  log "installing python3-venv"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+fi
+
+stamp="$VENV/.requirements.sha256"
+want=$(sha256sum "$REPO_ROOT/requirements-dev.txt" | cut -d' ' -f1)
+if [ -x "$VENV/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+  log "toolchain up to date in $VENV"
+  exit 0
+fi
+log "creating toolchain virtualenv in $VENV"
+"$python" -m venv "$VENV"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$REPO_ROOT/requirements-dev.txt"
+echo "$want" > "$stamp"
+"$VENV/bin/ansible" --version | head -1

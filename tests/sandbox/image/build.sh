@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Build the sandbox node image (Debian 12 + systemd) with debootstrap and `podman import` it,
+# tagged with a hash of this recipe. An image with that tag already present is reused, so a
+# second run costs nothing. Prints the image reference on stdout.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+suite=bookworm
+repo=${ASCEND_SANDBOX_IMAGE_REPO:-localhost/ascend-vllm-node}
+tag=$(cat "$here/packages.txt" "$here/customize.sh" "$here/build.sh" | sha256sum | cut -c1-12)
+image="$repo:$tag"
+
+if podman image exists "$image"; then
+  echo "$image"
+  exit 0
+fi
+mirror=${ASCEND_SANDBOX_MIRROR:-$(python3 "$here/../apt_mirror.py" "$suite")}
+include=$(grep -v '^#' "$here/packages.txt" | paste -sd, -)
+rootfs=$(mktemp -d /var/tmp/ascend-node-rootfs.XXXXXX)
+trap 'rm -rf "$rootfs"' EXIT
+echo "building $image from $mirror ($suite)" >&2
+debootstrap --variant=minbase --include="$include" "$suite" "$rootfs" "$mirror" >"$rootfs.log" 2>&1 \
+  || { tail -20 "$rootfs.log" >&2; rm -f "$rootfs.log"; exit 1; }
+rm -f "$rootfs.log"
+install -m 0755 "$here/customize.sh" "$rootfs/tmp/customize.sh"
+chroot "$rootfs" /tmp/customize.sh
+rm -f "$rootfs/tmp/customize.sh"
+tar -C "$rootfs" --numeric-owner -c . | podman import \
+  --change 'CMD ["/sbin/init"]' --change 'ENV container=podman' --change 'STOPSIGNAL SIGRTMIN+3' \
+  - "$image" >/dev/null
+# Older builds of this recipe are ours and no longer used.
+podman images --format '{{.Repository}}:{{.Tag}}' | grep "^$repo:" | grep -v ":$tag\$" | xargs -r podman rmi >/dev/null 2>&1 || true
+echo "$image"
