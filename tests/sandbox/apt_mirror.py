@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Print the Debian archive mirror this host's apt is configured with.
 
 The sandbox image is debootstrapped from the same mirror the host already uses, so air-gapped
@@ -35,7 +34,7 @@ def entries():
             for line in stanza.splitlines():
                 if line.startswith("#") or ":" not in line:
                     continue
-                key, _, value = line.partition(":")
+                key, sep, value = line.partition(":")
                 fields[key.strip().lower()] = value.split()
             if "deb" not in fields.get("types", []) or fields.get("enabled", ["yes"])[0] == "no":
                 continue
