@@ -19,7 +19,12 @@ __metaclass__ = type
 import os
 import re
 
-from ansible_collections.ascend.vllm.plugins.module_utils.command import CommandFailed, describe_failure
+from ansible_collections.ascend.vllm.plugins.module_utils.command import (
+    CommandFailed,
+    describe_failure,
+    find_executable,
+    is_executable_file,
+)
 from ansible_collections.ascend.vllm.plugins.module_utils.pci import (
     list_npu_devices,
     normalize_bus_id,
@@ -28,6 +33,10 @@ from ansible_collections.ascend.vllm.plugins.module_utils.pci import (
 )
 
 DEFAULT_INSTALL_PATH = '/usr/local/Ascend'
+
+# Where the driver installs npu-smi; searched after PATH because non-login shells (and Ansible)
+# often lack them in PATH.
+SYSTEM_BIN_DIRS = ('/usr/local/bin', '/usr/local/sbin')
 
 # Extra queries a caller may ask for. "topo" and "mapping" are one call each; the others run
 # once per chip and land in ``chips[].details.<name>``.
@@ -416,6 +425,9 @@ def parse_info(text):
 
     if record or header_rows:
         cut_at = cut_at or (record[0][2] if record else header_rows[0][0])
+    if cut_at is None and not _BORDER_RE.match(lines[last_table_line].strip()):
+        # npu-smi closes every table with a border; ending on a row means the rest is missing.
+        cut_at = last_table_line + 1
     if not state['chip_header']:
         if cut_at is not None:
             raise NpuSmiParseError('output ends before the chip table header is complete',
@@ -566,6 +578,18 @@ def soc_version(chip_name, npu_name=None):
 
 
 # --------------------------------------------------------------------------- gather
+
+def npu_smi_search_dirs(install_path):
+    return list(SYSTEM_BIN_DIRS) + [os.path.join(install_path, 'driver', 'tools')]
+
+
+def locate_npu_smi(explicit, install_path, search_path):
+    """Path of npu-smi: ``explicit`` when it is executable (else None), otherwise the first
+    hit in ``search_path`` (PATH-style) and :func:`npu_smi_search_dirs`."""
+    if explicit:
+        return explicit if is_executable_file(explicit) else None
+    return find_executable('npu-smi', search_path, npu_smi_search_dirs(install_path))
+
 
 def empty_facts():
     return {

@@ -253,26 +253,15 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ascend.vllm.plugins.module_utils.command import (
-    CommandFailed,
-    find_executable,
-    is_executable_file,
-    module_runner,
-)
+from ansible_collections.ascend.vllm.plugins.module_utils.command import CommandFailed, module_runner
 from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import (
     DEFAULT_INSTALL_PATH,
     GATHER_CHOICES,
     NpuSmiParseError,
     gather_npu_facts,
+    locate_npu_smi,
+    npu_smi_search_dirs,
 )
-
-
-def locate_npu_smi(explicit, install_path):
-    if explicit:
-        return explicit if is_executable_file(explicit) else None
-    return find_executable(
-        'npu-smi', os.environ.get('PATH', ''),
-        ['/usr/local/bin', '/usr/local/sbin', os.path.join(install_path, 'driver', 'tools')])
 
 
 def main():
@@ -287,7 +276,7 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    npu_smi = locate_npu_smi(params['npu_smi_path'], params['install_path'])
+    npu_smi = locate_npu_smi(params['npu_smi_path'], params['install_path'], os.environ.get('PATH', ''))
     if params['npu_smi_path'] and npu_smi is None:
         module.fail_json(msg='npu_smi_path %s is not an executable file' % params['npu_smi_path'])
 
@@ -308,9 +297,9 @@ def main():
         module.warn(warning)
     if params['required'] and not facts['present']:
         module.fail_json(
-            msg='no Ascend NPU found: npu-smi is not installed (looked in PATH, /usr/local/bin, '
-                '/usr/local/sbin, %s/driver/tools) and %s/bus/pci/devices has no Huawei (0x19e5) '
-                'NPU function' % (params['install_path'], params['sysfs_root']),
+            msg='no Ascend NPU found: npu-smi is not installed (looked in PATH, %s) and '
+                '%s/bus/pci/devices has no Huawei (0x19e5) NPU function'
+                % (', '.join(npu_smi_search_dirs(params['install_path'])), params['sysfs_root']),
             ansible_facts={'ascend_npu': facts})
     module.exit_json(changed=False, ansible_facts={'ascend_npu': facts})
 

@@ -195,13 +195,9 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ascend.vllm.plugins.module_utils.command import (
-    find_executable,
-    is_executable_file,
-    module_runner,
-)
+from ansible_collections.ascend.vllm.plugins.module_utils.command import module_runner
 from ansible_collections.ascend.vllm.plugins.module_utils.numa import gather_numa_facts
-from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import DEFAULT_INSTALL_PATH
+from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import DEFAULT_INSTALL_PATH, locate_npu_smi
 
 
 def main():
@@ -215,14 +211,9 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    if params['npu_smi_path']:
-        npu_smi = params['npu_smi_path']
-        if not is_executable_file(npu_smi):
-            module.fail_json(msg='npu_smi_path %s is not an executable file' % npu_smi)
-    else:
-        npu_smi = find_executable(
-            'npu-smi', os.environ.get('PATH', ''),
-            ['/usr/local/bin', '/usr/local/sbin', os.path.join(DEFAULT_INSTALL_PATH, 'driver', 'tools')])
+    npu_smi = locate_npu_smi(params['npu_smi_path'], DEFAULT_INSTALL_PATH, os.environ.get('PATH', ''))
+    if params['npu_smi_path'] and npu_smi is None:
+        module.fail_json(msg='npu_smi_path %s is not an executable file' % params['npu_smi_path'])
 
     groups = None
     if params['npu_groups'] is not None:
