@@ -1,0 +1,19 @@
+"""Stand-in for torch-npu, the Ascend adapter for PyTorch.
+
+Importing it needs the CANN toolkit in the environment, exactly like the real package;
+on success it attaches ``torch.npu``.
+"""
+import torch
+
+from torch_npu._version import __version__  # noqa: F401
+
+try:
+    import torch_npu.npu
+except ImportError as exc:
+    raise ImportError(
+        str(exc)
+        + ". Please check that the cann package is installed. "
+        "Please run 'source set_env.sh' in the CANN installation path."
+    ) from exc
+
+torch.npu = torch_npu.npu

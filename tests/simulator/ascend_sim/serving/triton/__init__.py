@@ -1,0 +1,2 @@
+"""Stand-in for triton-ascend (installs the ``triton`` package)."""
+from triton._version import __version__  # noqa: F401

@@ -1,0 +1,31 @@
+"""NPU worker start-up: the checks that make a misconfigured node refuse to serve."""
+import torch
+import torch_npu
+
+from vllm.logger import init_logger
+
+logger = init_logger(__name__)
+
+
+class NPUWorker:
+    def __init__(self, vllm_config, local_rank=0, rank=0):
+        self.vllm_config = vllm_config
+        self.parallel_config = vllm_config.parallel_config
+        self.local_rank = local_rank
+        self.rank = rank
+
+    def init_device(self):
+        # The fused operators come from NNAL's libatb.so; torch-npu loads them when the
+        # first worker initialises its device.
+        import torch_npu.op_plugin.atb._atb_ops  # noqa: F401
+
+        visible_device_count = torch.npu.device_count() if torch.npu.is_available() else 0
+        assert self.parallel_config.local_world_size <= visible_device_count, (
+            f"local_world_size ({self.parallel_config.local_world_size}) must "
+            f"be less than or equal to the number of visible devices "
+            f"({visible_device_count})."
+        )
+        torch_npu.npu.set_device(torch.device("npu", self.local_rank))
+        logger.info("Initialised NPU worker on %d of %d visible device(s): %s",
+                    self.parallel_config.local_world_size, visible_device_count,
+                    ",".join(str(i) for i in torch_npu.npu.visible_device_ids()))
