@@ -148,9 +148,9 @@ def write_fake_npu_smi(directory, responses):
 
 @pytest.fixture
 def fake_npu_smi(tmp_path):
-    def make(responses):
-        directory = tmp_path / 'bin'
-        directory.mkdir(exist_ok=True)
+    def make(responses, directory=None):
+        directory = directory or tmp_path / 'bin'
+        directory.mkdir(parents=True, exist_ok=True)
         return write_fake_npu_smi(directory, responses)
     return make
 
@@ -159,6 +159,7 @@ def fake_npu_smi(tmp_path):
 def run_module(capsys, monkeypatch):
     """Run a module's main() in-process with the given args; returns (failed, result)."""
     from ansible.module_utils import basic
+    from ansible.module_utils.common import warnings as common_warnings
 
     def run(module, args, check_mode=False, diff=False):
         args = dict(args)
@@ -170,6 +171,9 @@ def run_module(capsys, monkeypatch):
             from ansible.module_utils.testing import patch_module_args
         except ImportError:  # ansible-core < 2.19
             patch_module_args = None
+        # Module warnings are process-global; each run must start without the previous ones.
+        common_warnings._global_warnings.clear()
+        common_warnings._global_deprecations.clear()
         capsys.readouterr()
         if patch_module_args is not None:
             with patch_module_args(args):
@@ -179,10 +183,19 @@ def run_module(capsys, monkeypatch):
             code = _call_main(module)
         out = capsys.readouterr().out
         result = json.loads(out[out.index('{'):])
+        if 'warnings' in result:
+            result['warnings'] = [warning_text(w) for w in result['warnings']]
         assert bool(result.get('failed')) == (code != 0), result
         return bool(result.get('failed')), result
 
     return run
+
+
+def warning_text(warning):
+    """ansible-core 2.19 reports warnings as structured events, earlier releases as strings."""
+    if isinstance(warning, dict):
+        return warning.get('event', warning).get('msg')
+    return warning
 
 
 def _call_main(module):
