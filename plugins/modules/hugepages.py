@@ -273,7 +273,8 @@ def main():
     where = 'on NUMA node %d' % node if node is not None else 'host-wide'
     path = nr_hugepages_path(params['sysfs_root'], kb, node)
     if not os.path.exists(path):
-        module.fail_json(msg='cannot set %s %dkB huge pages: %s' % (where, kb, missing_pool_reason(params['sysfs_root'], kb, node)))
+        module.fail_json(msg='cannot set %dkB huge pages %s: %s'
+                             % (kb, where, missing_pool_reason(params['sysfs_root'], kb, node)))
 
     previous = read_count(module, path)
     runtime_changed = previous != count
