@@ -38,7 +38,7 @@ UDA_PARAM_CONFLICT_IP_ADDR_ERR = 0x2007
 UDA_PARAM_DIFF_SEGMT_GTWY_ERR = 0x2008
 UDA_TOOL_CMD_UNSUPPORT_ON_PRODUCT_ERR = 0x300D
 UDA_TOOL_GATEWAY_NO_IP_CONF_ERR = 0x301A
-UDA_TOOL_COFNIG_BROAD_ADDRESS_ERR = 0x3026
+UDA_TOOL_COFNIG_BROAD_ADDRESS_ERR = 0x3025
 UDA_DSMI_GATEWAY_NOT_PRESET_ERR = 0x4002
 UDA_DSMI_IPCONF_NOT_PRESET_ERR = 0x400D
 UDA_DSMI_LINK_IS_DOWN_ERR = 0x4016
@@ -484,7 +484,11 @@ def main(argv, state=None, state_file=None, peers=None, hostname=None, resolve=N
         device = int(text)
         own_state = state is None
         if own_state:
-            state = load_state(state_file)
+            try:
+                state = load_state(state_file)
+            except FileNotFoundError:
+                # no simulated hardware: the driver finds no device to address
+                raise HccnError(UDA_MAJOR_CMD_DEV_ID_ERR)
         if device not in _hccn_devices(state):
             raise HccnError(UDA_MAJOR_CMD_DEV_ID_ERR)
         if not state.get("hccn"):

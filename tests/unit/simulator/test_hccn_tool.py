@@ -114,6 +114,12 @@ def test_no_driver_means_no_device(node):
     assert node.run("-i", "0", "-link", "-g") == (4, "", "Get invalid device id.\n")
 
 
+def test_missing_state_file_means_no_device(node):
+    import os
+    os.unlink(node.state_file)
+    assert node.run("-i", "0", "-ip", "-g") == (4, "", "Get invalid device id.\n")
+
+
 def test_310p_cards_have_no_roce_port(tmp_path, monkeypatch):
     monkeypatch.setenv("ASCEND_SIM_ROOT", str(tmp_path))
     duo = Node(tmp_path, profile="310p3-duo")
@@ -145,7 +151,7 @@ def test_netdetect_and_net_health(node):
     assert node.run("-i", "3", "-net_health", "-g") == (0, "net health status: Success\n", "")
     assert "netdetect_3=29.0.0.254\n" in node.conf()
     assert node.run("-i", "3", "-netdetect", "-s", "address", "255.255.255.255") == \
-        (0x26, "", "Can not config broadcast address!\n")
+        (0x25, "", "Can not config broadcast address!\n")
     state = node.state
     state["hccn"]["3"]["net_health"] = "Fault"
     save_state(state, node.state_file)
