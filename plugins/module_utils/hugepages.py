@@ -107,7 +107,7 @@ def _remove_gigantic(tokens):
 
 def gigantic_pages_on_cmdline(cmdline):
     """Count of 1 GiB pages requested on a kernel command line (``/proc/cmdline``); 0 if none."""
-    _, _, counts = _remove_gigantic((cmdline or '').split())
+    counts = _remove_gigantic((cmdline or '').split())[2]
     try:
         return int(counts[-1]) if counts else 0
     except ValueError:
@@ -135,7 +135,7 @@ def update_grub_cmdline(text, count):
     insert_at = None
     for i in targets:
         match = _CMDLINE_LINE_RE.match(lines[i])
-        tokens, first, _ = _remove_gigantic(match.group(3).split())
+        tokens, first = _remove_gigantic(match.group(3).split())[:2]
         edited[i] = (match, tokens)
         if first is not None and insert_line is None:
             insert_line, insert_at = i, first

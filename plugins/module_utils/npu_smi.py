@@ -151,11 +151,11 @@ def _assign_values(headers, cell, line, lineno):
         return [cell.strip()]
     values = split_value_cell(cell)
     if len(values) == len(headers):
-        return [text for _, text in values]
+        return [text for dummy, text in values]
     # Counts differ (a value left blank, or a name with a space): fall back to where each
     # value starts relative to the header's sub-columns.
     assigned = [None] * len(headers)
-    starts = [start for start, _ in headers]
+    starts = [start for start, dummy in headers]
     for offset, text in values:
         index = 0
         for i, start in enumerate(starts):
@@ -168,7 +168,7 @@ def _assign_values(headers, cell, line, lineno):
         else:
             raise NpuSmiParseError(
                 'cell %r does not match the header columns %s'
-                % (cell.strip(), ', '.join(name for _, name in headers)), line, lineno)
+                % (cell.strip(), ', '.join(name for dummy, name in headers)), line, lineno)
     return assigned
 
 
@@ -210,7 +210,7 @@ class _Header(object):
 
     def __init__(self, rows):
         self.rows = list(rows)  # [(lineno, line, [[(offset, name), ...] per cell])]
-        names = [name.lower() for _, _, cells in rows for cell in cells for _, name in cell]
+        names = [name.lower() for row in rows for cell in row[2] for dummy, name in cell]
         if any(name.startswith('process') for name in names):
             self.kind = 'processes'
             table = _PROCESS_KEYS
@@ -220,15 +220,15 @@ class _Header(object):
         else:
             self.kind = 'unknown'
             table = ()
-        self.keys = [[[_canonical(name, table) for _, name in cell] for cell in cells]
-                     for _, _, cells in rows]
+        self.keys = [[[_canonical(name, table) for dummy, name in cell] for cell in row[2]]
+                     for row in rows]
 
     def __len__(self):
         return len(self.rows)
 
     def read(self, row_index, cells, line, lineno):
         """Values of one data row -> {canonical key: text}."""
-        _, header_line, header_cells = self.rows[row_index]
+        header_cells = self.rows[row_index][2]
         if len(cells) != len(header_cells):
             raise NpuSmiParseError(
                 'row has %d cells but its header has %d' % (len(cells), len(header_cells)),

@@ -37,7 +37,7 @@ def parse_cpu_list(text):
             continue
         stride = 1
         if ':' in part:  # 0-15:2/4 style strides are legal in kernel cpulists
-            part, _, stride_text = part.partition(':')
+            part, stride_text = part.split(':', 1)
             stride = int(stride_text.split('/')[0])
         if '-' in part:
             low, high = part.split('-', 1)

@@ -23,7 +23,7 @@ description:
     file, which needs a reboot and is reported as RV(reboot_required).
   - Changes only what differs; supports check mode and diff mode.
 author:
-  - ascend.vllm maintainers
+  - ascend.vllm maintainers (@ascend-vllm)
 options:
   size:
     description: Huge page size.
@@ -85,7 +85,7 @@ notes:
     x86_64 and on aarch64 kernels with 4 KiB base pages.
   - Per-node 1 GiB pools made persistent are allocated by systemd-tmpfiles early at boot;
     they can still fall short on a fragmented host, which the next run reports.
-  - Supports check mode (nothing is written; RV(changed) is predicted) and diff mode.
+  - Supports check mode (nothing is written; C(changed) is predicted) and diff mode.
 seealso:
   - module: ascend.vllm.numa_facts
 '''

@@ -24,7 +24,7 @@ description:
   - A failing sub-query (board, topo, ...) leaves the facts of C(npu-smi info) in place and
     adds a warning naming the command, its exit status and stderr.
 author:
-  - ascend.vllm maintainers
+  - ascend.vllm maintainers (@ascend-vllm)
 options:
   npu_smi_path:
     description:
@@ -58,8 +58,8 @@ options:
     default: false
   sysfs_root:
     description:
-      - Root of sysfs, where PCI devices are read (C(<sysfs_root>/bus/pci/devices)): the
-        NUMA node of each chip, and NPU detection when npu-smi is missing.
+      - Root of sysfs, where PCI devices are read (C(<sysfs_root>/bus/pci/devices)) for the
+        NUMA node of each chip and, when npu-smi is missing, to detect NPUs.
     type: path
     default: /sys
 notes:
@@ -99,16 +99,46 @@ ansible_facts:
   contains:
     ascend_npu:
       description:
-        - The NPUs of the host.
-        - "Example (an 8 x 910B2 Atlas 800 A2, first chip shown):
-          C({present: true, npu_smi_path: /usr/local/sbin/npu-smi, npu_smi_version: 24.1.0,
-          driver_version: 24.1.0, firmware_version: 7.5.0.1.129, npu_count: 8, chip_count: 8,
-          chip_name: 910B2, soc_version: ascend910b2, healthy: true,
-          chips: [{npu_id: 0, chip_id: 0, device_id: null, phy_id: null, name: 910B2,
-          health: OK, power_w: 91.1, temp_c: 49, hugepages_used: 0, hugepages_total: 0,
-          bus_id: '0000:c1:00.0', aicore_pct: 0, memory_used_mb: 0, memory_total_mb: 0,
-          hbm_used_mb: 3372, hbm_total_mb: 65536, numa_node: 2, cpu_affinity: null,
-          details: {}}], processes: []})."
+        - The NPUs of the host (sample - an Atlas 800 A2 with 8 x 910B2, one chip and one
+          process shown).
+      sample:
+        present: true
+        npu_smi_path: /usr/local/sbin/npu-smi
+        npu_smi_version: 24.1.0
+        driver_version: 24.1.0
+        firmware_version: 7.5.0.1.129
+        npu_count: 8
+        chip_count: 8
+        chip_name: 910B2
+        soc_version: ascend910b2
+        healthy: true
+        chips:
+          - npu_id: 0
+            chip_id: 0
+            device_id: null
+            phy_id: null
+            name: 910B2
+            health: OK
+            power_w: 91.1
+            temp_c: 49
+            hugepages_used: 0
+            hugepages_total: 0
+            bus_id: "0000:c1:00.0"
+            aicore_pct: 0
+            memory_used_mb: 0
+            memory_total_mb: 0
+            hbm_used_mb: 3372
+            hbm_total_mb: 65536
+            numa_node: 2
+            cpu_affinity: null
+            details: {}
+        processes:
+          - npu_id: 0
+            chip_id: 0
+            pid: 485946
+            name: python3
+            memory_mb: 5175
+            container_pid: null
       returned: always
       type: dict
       contains:

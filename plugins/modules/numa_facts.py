@@ -21,7 +21,7 @@ description:
   - A host without NUMA information in sysfs (many VMs and containers) is reported as node 0
     holding every online CPU.
 author:
-  - ascend.vllm maintainers
+  - ascend.vllm maintainers (@ascend-vllm)
 options:
   sysfs_root:
     description:
@@ -78,15 +78,36 @@ ansible_facts:
   contains:
     ascend_numa:
       description:
-        - Host topology.
-        - "Example (2-socket Kunpeng 920, 4 nodes, 8 NPUs on nodes 0 and 2, first entries
-          shown): C({node_count: 4, cpu_count: 192, online_cpus: 0-191,
-          nodes: [{id: 0, cpus: [0, 1, ..., 47], cpulist: 0-47, memory_mb: 257433,
-          hugepages: {2048kB: {total: 0, free: 0}, 1048576kB: {total: 0, free: 0}}}],
-          npus: [{index: 0, bus_id: '0000:01:00.0', device: '0xd802', numa_node: 0, npu_id: 4,
-          chip_id: 0, device_index: 4, cpu_affinity: null, recommended_cpus: 0-11}],
-          cpus_per_npu: [0-11, 12-23, 24-35, 36-47, 96-107, 108-119, 120-131, 132-143],
-          groups: [{npus: [0, 1, 2, 3], numa_nodes: [0], cpus: 0-47, cpu_count: 48}]})."
+        - Host topology (sample - a 2-socket Kunpeng 920 with four NUMA nodes and eight 910B
+          NPUs on nodes 0 and 2; one node and one NPU shown).
+      sample:
+        node_count: 4
+        cpu_count: 192
+        online_cpus: 0-191
+        nodes:
+          - id: 0
+            cpus: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,
+                   23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
+                   43, 44, 45, 46, 47]
+            cpulist: 0-47
+            memory_mb: 257436
+            hugepages:
+              2048kB: {total: 1024, free: 1000}
+              1048576kB: {total: 0, free: 0}
+        npus:
+          - index: 0
+            bus_id: "0000:01:00.0"
+            device: "0xd802"
+            numa_node: 0
+            npu_id: 1
+            chip_id: 0
+            device_index: 1
+            cpu_affinity: null
+            recommended_cpus: 0-11
+        cpus_per_npu: [0-11, 12-23, 24-35, 36-47, 96-107, 108-119, 120-131, 132-143]
+        groups:
+          - {npus: [0, 1, 2, 3], numa_nodes: [0], cpus: 0-47, cpu_count: 48}
+          - {npus: [4, 5, 6, 7], numa_nodes: [2], cpus: 96-143, cpu_count: 48}
       returned: always
       type: dict
       contains:
