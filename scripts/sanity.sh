@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# ansible-test sanity on a copy of the collection at <tmp>/ansible_collections/ascend/vllm,
-# made from the files git tracks (so build junk never reaches it). Works offline: see
+# ansible-test sanity on the built collection, installed at <tmp>/ansible_collections/ascend/vllm.
+# Works offline: see
 # tests/sanity/pip_bootstrap.py. Extra arguments go to ansible-test.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -17,10 +17,9 @@ cmp -s "$REPO_ROOT/tests/sanity/pip_bootstrap.py" "$cache" 2>/dev/null || cp "$R
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-dest="$work/ansible_collections/ascend/vllm"
-mkdir -p "$dest"
-# Tracked and new (not ignored) files; the collections/ link back to the checkout stays out.
-(cd "$REPO_ROOT" && git ls-files --cached --others --exclude-standard | grep -v '^collections/ansible_collections/' \
-  | while read -r f; do [ -e "$f" ] && printf '%s\n' "$f"; done | tar -cf - -T -) | tar -C "$dest" -xf -
-cd "$dest"
+# Sanity covers exactly what ships: build the collection (build_ignore drops virtualenvs, caches
+# and the test-only simulator) and install the tarball into <tmp>/ansible_collections/ascend/vllm.
+ansible-galaxy collection build --force --output-path "$work" "$REPO_ROOT" >/dev/null
+ansible-galaxy collection install --force --no-deps -p "$work" "$work"/ascend-vllm-*.tar.gz >/dev/null
+cd "$work/ansible_collections/ascend/vllm"
 ansible-test sanity --python 3.11 --color no "$@"
