@@ -280,22 +280,21 @@ def _deterministic_bytes(seed, size):
 
 def safetensors_bytes(name, tensor_names, size_kb):
     """A valid safetensors file of about *size_kb* KiB holding BF16 tensors."""
-    total = max(len(tensor_names) * 64, int(size_kb) * 1024)
-    per_tensor = total // len(tensor_names)
     cols = 64
+    norms = [t for t in tensor_names if t.endswith("norm.weight")]
+    matrices = [t for t in tensor_names if t not in norms]
+    # The header takes a few hundred bytes; the matrices share what the norms leave.
+    budget = max(0, int(size_kb) * 1024 - 512 - len(norms) * cols * 2)
+    rows = max(1, budget // max(1, len(matrices)) // (cols * 2))
     header = {"__metadata__": {"format": "pt"}}
     offset = 0
     for tensor in tensor_names:
-        if tensor.endswith("norm.weight"):
-            shape = [cols]
-        else:
-            rows = max(1, per_tensor // (cols * 2))
-            shape = [rows, cols]
+        shape = [cols] if tensor in norms else [rows, cols]
         nbytes = 2
         for dim in shape:
             nbytes *= dim
-        header[tensor] = {"dtype": "BF16", "shape": shape, "data_offsets": [offset,
-                                                                          offset + nbytes]}
+        header[tensor] = {"dtype": "BF16", "shape": shape,
+                          "data_offsets": [offset, offset + nbytes]}
         offset += nbytes
     raw = json.dumps(header, separators=(",", ":")).encode("utf-8")
     raw += b" " * (-len(raw) % 8)  # keep the data section 8-byte aligned
