@@ -148,7 +148,7 @@ node:
   returned: always
   type: int
   sample: 0
-path:
+sysfs_path:
   description: sysfs file of the pool's page count.
   returned: always
   type: str
@@ -238,6 +238,8 @@ def plan_persistence(module, kb, count, node):
     else:
         path = params['grub_file']
         current = read_file(path)
+        if current is None and count == 0:
+            return path, None, None  # no boot configuration asks for 1G pages: nothing to undo
         if current is None:
             module.fail_json(
                 msg='%s does not exist: 1G pages of the whole host are set on the kernel command '
@@ -288,10 +290,11 @@ def main():
     if params['persistent']:
         persist_file, current, wanted = plan_persistence(module, kb, count, node)
         persist_changed = current != wanted
-        diff.append({
-            'before_header': persist_file, 'after_header': persist_file,
-            'before': current or '', 'after': wanted,
-        })
+        if persist_changed:
+            diff.append({
+                'before_header': persist_file, 'after_header': persist_file,
+                'before': current or '', 'after': wanted,
+            })
 
     allocated = previous
     if not module.check_mode:
@@ -314,7 +317,7 @@ def main():
     changed = runtime_changed or persist_changed
     result = dict(
         changed=changed, requested=count, allocated=allocated, previous=previous,
-        reboot_required=reboot_required, size_kb=kb, node=node, path=path,
+        reboot_required=reboot_required, size_kb=kb, node=node, sysfs_path=path,
         persist_file=persist_file, persist_changed=persist_changed,
     )
     if module._diff:

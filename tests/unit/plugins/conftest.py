@@ -171,6 +171,14 @@ def run_module(capsys, monkeypatch):
             from ansible.module_utils.testing import patch_module_args
         except ImportError:  # ansible-core < 2.19
             patch_module_args = None
+        # Once controller code is imported in this process (other tests do), ansible-core 2.19
+        # routes module warnings to the controller's display instead of the module result.
+        try:
+            from ansible.module_utils import _internal as module_internal
+        except ImportError:  # ansible-core < 2.19
+            module_internal = None
+        if module_internal is not None:
+            monkeypatch.setattr(module_internal, 'is_controller', False, raising=False)
         # Module warnings are process-global; each run must start without the previous ones.
         common_warnings._global_warnings.clear()
         common_warnings._global_deprecations.clear()

@@ -63,7 +63,7 @@ def test_2m_host_wide_runtime_and_sysctl_then_idempotent(run_module, host):
                                    'size_kb', 'node', 'persist_file', 'persist_changed')} == {
         'changed': True, 'requested': 1024, 'allocated': 1024, 'previous': 0, 'reboot_required': False,
         'size_kb': 2048, 'node': None, 'persist_file': str(host.sysctl), 'persist_changed': True}
-    assert result['path'] == os.path.join(host.root, 'kernel/mm/hugepages/hugepages-2048kB/nr_hugepages')
+    assert result['sysfs_path'] == os.path.join(host.root, 'kernel/mm/hugepages/hugepages-2048kB/nr_hugepages')
     assert host.pages() == 1024
     assert host.sysctl.read_text() == MANAGED_HEADER + '\nvm.nr_hugepages = 1024\n'
     assert oct(os.stat(str(host.sysctl)).st_mode & 0o777) == '0o644'
@@ -88,12 +88,20 @@ def test_check_mode_of_a_settled_pool_is_unchanged(run_module, host):
     assert not failed and result['changed'] is False
 
 
+def test_diff_of_a_settled_file_shows_only_the_runtime_value(run_module, host):
+    run_module(hugepages, host.args(count=16))
+    failed, result = run_module(hugepages, host.args(count=16), diff=True)
+    assert not failed and result['changed'] is False
+    assert result['diff'] == [{'before_header': result['sysfs_path'], 'after_header': result['sysfs_path'],
+                               'before': '16\n', 'after': '16\n'}]
+
+
 def test_diff_shows_runtime_value_and_file(run_module, host):
     host.sysctl.write_text(MANAGED_HEADER + '\nvm.nr_hugepages = 8\n')
     failed, result = run_module(hugepages, host.args(count=16), diff=True, check_mode=True)
     assert not failed
     assert result['diff'] == [
-        {'before_header': result['path'], 'after_header': result['path'], 'before': '0\n', 'after': '16\n'},
+        {'before_header': result['sysfs_path'], 'after_header': result['sysfs_path'], 'before': '0\n', 'after': '16\n'},
         {'before_header': str(host.sysctl), 'after_header': str(host.sysctl),
          'before': MANAGED_HEADER + '\nvm.nr_hugepages = 8\n',
          'after': MANAGED_HEADER + '\nvm.nr_hugepages = 16\n'},
@@ -197,6 +205,13 @@ def test_missing_grub_file_fails_before_any_change(run_module, host, tmp_path):
     failed, result = run_module(hugepages, host.args(size='1G', count=2, grub_file=str(tmp_path / 'nogrub')))
     assert failed and result['msg'].startswith('%s does not exist' % (tmp_path / 'nogrub'))
     assert host.pages(kb=1048576) == 0
+
+
+def test_zero_1g_pages_without_grub_file_is_already_done(run_module, host, tmp_path):
+    failed, result = run_module(hugepages, host.args(size='1G', count=0, grub_file=str(tmp_path / 'nogrub')))
+    assert not failed
+    assert (result['changed'], result['persist_changed'], result['reboot_required']) == (False, False, False)
+    assert not (tmp_path / 'nogrub').exists()
 
 
 def test_negative_count_is_refused(run_module, host):
