@@ -1,0 +1,99 @@
+# -*- coding: utf-8 -*-
+# Apache License 2.0 (see LICENSE)
+"""Stack-matrix filters: resolve ascend_stack_release, and the checks preflight runs with it.
+
+The logic lives in ``plugins/module_utils/stack.py``; these wrappers only turn its StackError
+into AnsibleFilterError, so a bad stack fails the task with the resolver's own message.
+Documentation: one ``<filter name>.yml`` file per filter next to this one.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ascend.vllm.plugins.module_utils import stack as stack_utils
+
+_COMPARISONS = {
+    '<': lambda result: result < 0,
+    'lt': lambda result: result < 0,
+    '<=': lambda result: result <= 0,
+    'le': lambda result: result <= 0,
+    '==': lambda result: result == 0,
+    '=': lambda result: result == 0,
+    'eq': lambda result: result == 0,
+    '!=': lambda result: result != 0,
+    'ne': lambda result: result != 0,
+    '>=': lambda result: result >= 0,
+    'ge': lambda result: result >= 0,
+    '>': lambda result: result > 0,
+    'gt': lambda result: result > 0,
+}
+
+
+def _call(function, *args):
+    try:
+        return function(*args)
+    except stack_utils.StackError as exc:
+        raise AnsibleFilterError(str(exc))
+
+
+def stack_resolve(release=None, overrides=None, allow_unlisted=False):
+    """Resolve a release plus overrides into one stack (see module_utils.stack.resolve_stack)."""
+    return _call(stack_utils.resolve_stack, release, overrides, allow_unlisted)
+
+
+def stack_matrix(release=None):
+    """The whole matrix (input None, '' or 'all'), or one release's row."""
+    if release is None or (isinstance(release, str) and release.strip().lower() in ('', 'all')):
+        return stack_utils.matrix_data()
+    return _call(stack_utils.release_row, release)
+
+
+def ascend_version_compare(left, right, operator=None):
+    """-1/0/1 for two Ascend versions, or a boolean when an operator is given."""
+    result = _call(stack_utils.compare_versions, left, right)
+    if operator is None:
+        return result
+    if operator not in _COMPARISONS:
+        raise AnsibleFilterError('ascend_version_compare: unknown operator %r; use one of: %s'
+                                 % (operator, ', '.join(sorted(_COMPARISONS))))
+    return _COMPARISONS[operator](result)
+
+
+def stack_package_names(stack, chip, arch):
+    """CANN package file names (toolkit, ops, nnal) of a stack for a chip family and arch."""
+    return _call(stack_utils.package_names, stack, chip, arch)
+
+
+def stack_chip_support(stack, chip):
+    """{family, level, message} for running a stack on a chip."""
+    level, message = _call(stack_utils.chip_support, stack, chip)
+    return {'family': stack_utils.chip_family(chip), 'level': level, 'message': message}
+
+
+def stack_python_ok(stack, version):
+    """True when a Python version is inside the stack's range."""
+    return _call(stack_utils.python_ok, stack, version)
+
+
+def stack_driver_check(stack, version):
+    """{level, message} for an NPU driver version under a stack."""
+    level, message = _call(stack_utils.driver_check, stack, version)
+    return {'level': level, 'message': message}
+
+
+class FilterModule(object):
+    """ascend.vllm stack-matrix filters."""
+
+    def filters(self):
+        return {
+            'stack_resolve': stack_resolve,
+            'stack_matrix': stack_matrix,
+            'ascend_version_compare': ascend_version_compare,
+            'stack_package_names': stack_package_names,
+            'stack_chip_support': stack_chip_support,
+            'stack_python_ok': stack_python_ok,
+            'stack_driver_check': stack_driver_check,
+        }

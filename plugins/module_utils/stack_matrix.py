@@ -1,0 +1,205 @@
+# -*- coding: utf-8 -*-
+# Apache License 2.0 (see LICENSE)
+"""The vllm-ascend stack matrix, as data.
+
+One row per vllm-ascend release this collection knows how to install. A row is the set of
+versions upstream tests together (its versioning policy); ``ascend_stack_release`` picks one and
+``plugins/module_utils/stack.py`` resolves and validates it. Adding a release means adding a row
+here and nothing else: the resolver, the filters and preflight read everything from this file.
+
+Field meanings:
+
+``release``            the vllm-ascend version that names the row (``ascend_stack_release``)
+``status``             ``final`` or ``rc``; the default release is the newest ``final``
+``vllm``/``vllm_ascend`` pip versions
+``python_min``/``python_max``  inclusive ``major.minor`` range of the service interpreter
+``cann``               one version shared by the CANN toolkit, the chip ops (kernels) and NNAL
+``torch``/``torch_npu`` pip versions; ``torch_npu_source`` says where the wheel comes from
+                       (a key of ``TORCH_NPU_SOURCES``)
+``triton_ascend``      pinned triton-ascend version, or None when the release pins none;
+                       ``triton_ascend_excluded_chips`` lists chip families that must not get it
+``chips``              chip family -> support level (a key of ``SUPPORT_LEVELS``); a family not
+                       listed is not supported by that release
+``driver_min``         hard minimum NPU driver, None unless upstream publishes one
+``driver_recommended`` driver upstream recommends; preflight warns below it but does not fail,
+                       because upstream states it as advice, and enforcing it would force a driver
+                       upgrade (and a reboot) that the release does not require
+``notes``              free text for reports
+"""
+
+from __future__ import (absolute_import, division, print_function)
+
+__metaclass__ = type
+
+SUPPORT_LEVELS = {
+    'supported': 'supported',
+    'partial': 'partially supported',
+    'experimental': 'experimental',
+}
+
+# Chip families as named in CANN package names and by this collection. ``aliases`` are the
+# spellings that npu-smi, SoC names and Atlas product names use for the same family (matched
+# after lower-casing and dropping a leading "ascend"); ``prefixes`` catch the numbered variants
+# (910B1..910B4, 310P1/310P3, 910_9391/910_9392 ...).
+CHIP_FAMILIES = {
+    '910b': {
+        'label': 'Atlas A2 (Ascend 910B)',
+        'aliases': ['910b', 'a2'],
+        'prefixes': ['910b'],
+    },
+    '910_93': {
+        'label': 'Atlas A3 (Ascend 910_93)',
+        'aliases': ['910_93', 'a3', '91093'],
+        'prefixes': ['910_9'],
+    },
+    '310p': {
+        'label': 'Atlas 300I Duo (Ascend 310P)',
+        'aliases': ['310p'],
+        'prefixes': ['310p'],
+    },
+    '950dt': {
+        'label': 'Ascend 950DT',
+        'aliases': ['950dt'],
+        'prefixes': ['950dt'],
+    },
+}
+
+# Families that no vllm-ascend release supports, with the reason preflight reports.
+UNSUPPORTED_CHIP_FAMILIES = {
+    '910': {
+        'label': 'Ascend 910 (910A, first generation)',
+        'aliases': ['910', '910a'],
+        'prefixes': ['910a', '910pro', '910premium'],
+        'reason': 'it has no bf16 support, which every vllm-ascend release requires',
+    },
+    '310b': {
+        'label': 'Ascend 310B (Atlas 200I A2 edge modules)',
+        'aliases': ['310b'],
+        'prefixes': ['310b'],
+        'reason': 'vllm-ascend builds no operators for this edge SoC',
+    },
+}
+
+TORCH_NPU_SOURCES = {
+    'pypi': 'published on PyPI',
+    'huawei-mirror': 'published only on the Huawei pip mirror, not on PyPI',
+    'manual-wheel': 'not published on any index: download the wheel and install it from a file',
+}
+
+# Container images built by upstream for each release. The tag is ``v<vllm_ascend>`` followed by
+# the chip suffix and then the OS suffix, e.g. v0.23.0, v0.23.0-a3, v0.23.0-310p-openeuler.
+# A chip family without an entry in ``chip_suffixes`` has no published image.
+IMAGE = {
+    'repository': 'quay.io/ascend/vllm-ascend',
+    'tag_prefix': 'v',
+    'chip_suffixes': {
+        '910b': '',
+        '910_93': '-a3',
+        '310p': '-310p',
+    },
+    'os_suffixes': {
+        'ubuntu': '',
+        'openeuler': '-openeuler',
+    },
+}
+
+RELEASES = [
+    {
+        'release': '0.9.1',
+        'status': 'final',
+        'vllm': '0.9.1',
+        'vllm_ascend': '0.9.1',
+        'python_min': '3.9',
+        'python_max': '3.11',
+        'cann': '8.2.RC1',
+        'torch': '2.5.1',
+        'torch_npu': '2.5.1.post1',
+        'torch_npu_source': 'pypi',
+        'triton_ascend': None,
+        'triton_ascend_excluded_chips': [],
+        'chips': {'910b': 'supported', '910_93': 'partial'},
+        'driver_min': None,
+        'driver_recommended': None,
+        'notes': 'VLLM_USE_V1=1 must be set for the V1 engine.',
+    },
+    {
+        'release': '0.11.0',
+        'status': 'final',
+        'vllm': '0.11.0',
+        'vllm_ascend': '0.11.0',
+        'python_min': '3.9',
+        'python_max': '3.11',
+        'cann': '8.3.RC2',
+        'torch': '2.7.1',
+        'torch_npu': '2.7.1.post1',
+        'torch_npu_source': 'huawei-mirror',
+        'triton_ascend': None,
+        'triton_ascend_excluded_chips': [],
+        'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
+        'driver_min': None,
+        'driver_recommended': None,
+        'notes': '',
+    },
+    {
+        'release': '0.13.0',
+        'status': 'final',
+        'vllm': '0.13.0',
+        'vllm_ascend': '0.13.0',
+        'python_min': '3.10',
+        'python_max': '3.11',
+        'cann': '8.5.0',
+        'torch': '2.8.0',
+        'torch_npu': '2.8.0.post2',
+        'torch_npu_source': 'pypi',
+        'triton_ascend': '3.2.0',
+        'triton_ascend_excluded_chips': [],
+        'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
+        'driver_min': None,
+        'driver_recommended': '25.5',
+        'notes': 'Upstream recommends NPU driver 25.5.',
+    },
+    {
+        'release': '0.18.0',
+        'status': 'final',
+        'vllm': '0.18.0',
+        'vllm_ascend': '0.18.0',
+        'python_min': '3.10',
+        'python_max': '3.11',
+        'cann': '8.5.1',
+        'torch': '2.9.0',
+        'torch_npu': '2.9.0.post1+git4c901a4',
+        'torch_npu_source': 'manual-wheel',
+        'triton_ascend': None,
+        'triton_ascend_excluded_chips': [],
+        'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'supported'},
+        'driver_min': None,
+        'driver_recommended': None,
+        'notes': 'vllm-ascend binds CPUs itself on ARM from this release: stop irqbalance.',
+    },
+    {
+        'release': '0.23.0',
+        'status': 'final',
+        'vllm': '0.23.0',
+        'vllm_ascend': '0.23.0',
+        'python_min': '3.10',
+        'python_max': '3.12',
+        'cann': '9.1.0',
+        'torch': '2.10.0',
+        'torch_npu': '2.10.0.post4',
+        'torch_npu_source': 'pypi',
+        'triton_ascend': '3.2.2',
+        'triton_ascend_excluded_chips': ['310p'],
+        'chips': {
+            '910b': 'supported',
+            '910_93': 'supported',
+            '950dt': 'supported',
+            '310p': 'experimental',
+        },
+        'driver_min': None,
+        'driver_recommended': None,
+        'notes': 'triton-ascend is not installed on 310P.',
+    },
+]
+
+# The newest release with status "final"; kept in step with RELEASES by a unit test.
+DEFAULT_RELEASE = '0.23.0'

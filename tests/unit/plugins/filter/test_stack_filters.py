@@ -1,0 +1,167 @@
+# -*- coding: utf-8 -*-
+# Apache License 2.0 (see LICENSE)
+"""The stack filters, in-process and through a real ``ansible`` run."""
+
+from __future__ import (absolute_import, division, print_function)
+
+__metaclass__ = type
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ascend.vllm.plugins.filter.stack import FilterModule
+from ansible_collections.ascend.vllm.plugins.module_utils.stack import resolve_stack
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))))
+FILTERS = FilterModule().filters()
+FILTER_NAMES = ['ascend_version_compare', 'stack_chip_support', 'stack_driver_check', 'stack_matrix',
+                'stack_package_names', 'stack_python_ok', 'stack_resolve']
+
+
+def test_filter_names():
+    assert sorted(FILTERS) == FILTER_NAMES
+
+
+@pytest.mark.parametrize('name', FILTER_NAMES)
+def test_each_filter_has_a_doc_file(name):
+    path = os.path.join(REPO_ROOT, 'plugins', 'filter', name + '.yml')
+    with open(path) as handle:
+        text = handle.read()
+    assert 'name: %s\n' % name in text
+    for key in ('DOCUMENTATION:', 'EXAMPLES:', 'RETURN:'):
+        assert key in text
+
+
+def test_stack_resolve():
+    assert FILTERS['stack_resolve']('0.18.0', {}, False) == resolve_stack('0.18.0')
+    assert FILTERS['stack_resolve'](None)['release'] == '0.23.0'
+    stack = FILTERS['stack_resolve']('0.23.0', {'cann': '8.5.1'}, True)
+    assert stack['listed'] is False
+
+
+def test_stack_resolve_error_is_a_filter_error():
+    with pytest.raises(AnsibleFilterError) as info:
+        FILTERS['stack_resolve']('0.23.0', {'cann': '8.5.1'})
+    assert info.value.message == (
+        'ascend_stack_overrides: cann=8.5.1 does not go with vllm_ascend=0.23.0 (0.23.0 needs cann 9.1.0; '
+        'cann 8.5.1 belongs to vllm_ascend 0.18.0). Set ascend_stack_allow_unlisted: true to accept it.')
+
+
+def test_stack_matrix():
+    whole = FILTERS['stack_matrix']('all')
+    assert whole == FILTERS['stack_matrix'](None) == FILTERS['stack_matrix']('')
+    assert [row['release'] for row in whole['releases']] == ['0.9.1', '0.11.0', '0.13.0', '0.18.0', '0.23.0']
+    assert FILTERS['stack_matrix']('0.13.0')['driver_recommended'] == '25.5'
+    with pytest.raises(AnsibleFilterError, match='unknown release'):
+        FILTERS['stack_matrix']('0.1.0')
+
+
+@pytest.mark.parametrize('left, right, operator, expected', [
+    ('24.1.rc3', '24.1.0', None, -1),
+    ('25.5.0', '25.5', None, 0),
+    ('9.1.0', '8.5.1', None, 1),
+    ('24.1.rc3', '24.1.0', '<', True),
+    ('24.1.rc3', '24.1.0', 'ge', False),
+    ('25.5.0', '25.5', '==', True),
+    ('25.5.0', '25.5', '!=', False),
+    ('8.2.RC1', '8.2.0', '>=', False),
+    ('7.5.0.1.129', '7.3.0', 'gt', True),
+])
+def test_ascend_version_compare(left, right, operator, expected):
+    args = (left, right) if operator is None else (left, right, operator)
+    assert FILTERS['ascend_version_compare'](*args) == expected
+
+
+def test_ascend_version_compare_errors():
+    with pytest.raises(AnsibleFilterError, match="ascend_version_compare: unknown operator '=>'"):
+        FILTERS['ascend_version_compare']('1.0', '2.0', '=>')
+    with pytest.raises(AnsibleFilterError, match="cannot read version 'abc'"):
+        FILTERS['ascend_version_compare']('abc', '2.0')
+
+
+def test_stack_package_names():
+    stack = FILTERS['stack_resolve']('0.13.0')
+    assert FILTERS['stack_package_names'](stack, '910b', 'aarch64')['ops'] == \
+        'Ascend-cann-kernels-910b_8.5.0_linux-aarch64.run'
+    assert FILTERS['stack_package_names']('0.23.0', '910b', 'aarch64')['ops'] == \
+        'Ascend-cann-910b-ops_9.1.0_linux-aarch64.run'
+    with pytest.raises(AnsibleFilterError, match="architecture 's390x'"):
+        FILTERS['stack_package_names'](stack, '910b', 's390x')
+
+
+def test_stack_chip_support():
+    assert FILTERS['stack_chip_support']('0.23.0', 'ascend910_9392') == {
+        'family': '910_93', 'level': 'supported',
+        'message': 'Atlas A3 (Ascend 910_93) is supported by vllm-ascend 0.23.0'}
+    assert FILTERS['stack_chip_support']('0.23.0', 'tpu')['family'] is None
+
+
+def test_stack_python_ok_and_driver_check():
+    assert FILTERS['stack_python_ok']('0.23.0', '3.12.1') is True
+    assert FILTERS['stack_python_ok']('0.18.0', '3.12.1') is False
+    assert FILTERS['stack_driver_check']('0.13.0', '24.1.rc3') == {
+        'level': 'below_recommended',
+        'message': 'NPU driver 24.1.rc3 is older than 25.5, recommended for vllm-ascend 0.13.0'}
+    with pytest.raises(AnsibleFilterError, match='cannot read a Python version'):
+        FILTERS['stack_python_ok']('0.23.0', 'py3')
+
+
+# ---------------------------------------------------------------------------------------------
+# Through ansible itself: FQCN resolution from the checkout, argument passing and error display.
+
+def _ansible(expression, *extra):
+    ansible = os.path.join(os.path.dirname(sys.executable), 'ansible')
+    env = dict(os.environ)
+    env.update({
+        'ANSIBLE_CONFIG': os.path.join(REPO_ROOT, 'ansible.cfg'),
+        'ANSIBLE_CALLBACK_RESULT_FORMAT': 'json',
+        'ANSIBLE_NOCOLOR': '1',
+        'ANSIBLE_FORCE_COLOR': '0',
+    })
+    argv = [ansible, 'localhost', '-i', 'localhost,', '-c', 'local', '-m', 'ansible.builtin.debug',
+            '-a', 'msg={{ %s }}' % expression,
+            '-e', 'ansible_python_interpreter=%s' % os.path.abspath(sys.executable)] + list(extra)
+    proc = subprocess.run(argv, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=120, check=False)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def _result(stdout):
+    return json.loads(stdout[stdout.index('=>') + 2:])
+
+
+def test_stack_resolve_through_ansible():
+    rc, out, err = _ansible("'0.23.0' | ascend.vllm.stack_resolve({})")
+    assert rc == 0, out + err
+    assert _result(out)['msg'] == resolve_stack('0.23.0')
+
+
+def test_stack_resolve_extra_vars_through_ansible():
+    rc, out, err = _ansible(
+        "ascend_stack_release | ascend.vllm.stack_resolve(ascend_stack_overrides, ascend_stack_allow_unlisted)",
+        '-e', json.dumps({'ascend_stack_release': '0.18.0', 'ascend_stack_overrides': {'driver': '25.5.0'}}),
+        '-e', 'ascend_stack_allow_unlisted=false')
+    assert rc == 0, out + err
+    msg = _result(out)['msg']
+    assert (msg['release'], msg['driver'], msg['listed'], msg['overridden']) == ('0.18.0', '25.5.0', True, ['driver'])
+
+
+def test_stack_resolve_failure_through_ansible():
+    rc, out, err = _ansible("'0.23.0' | ascend.vllm.stack_resolve({'cann': '8.5.1'})")
+    assert rc == 2
+    assert ('ascend_stack_overrides: cann=8.5.1 does not go with vllm_ascend=0.23.0 (0.23.0 needs cann 9.1.0; '
+            'cann 8.5.1 belongs to vllm_ascend 0.18.0). Set ascend_stack_allow_unlisted: true to accept it.') \
+        in _result(out)['msg']
+
+
+def test_allow_unlisted_as_extra_var_string_through_ansible():
+    rc, out, err = _ansible("'0.23.0' | ascend.vllm.stack_resolve({'cann': '8.5.1'}, ascend_stack_allow_unlisted)",
+                            '-e', 'ascend_stack_allow_unlisted=true')
+    assert rc == 0, out + err
+    assert _result(out)['msg']['listed'] is False
