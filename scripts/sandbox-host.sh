@@ -35,3 +35,11 @@ CONF
 image=${ASCEND_SANDBOX_IMAGE:-$("$REPO_ROOT/tests/sandbox/image/build.sh")}
 printf '%s\n' "$image" > "$SANDBOX_DIR/image"
 log "sandbox image: $image"
+
+# The PCI devices each simulated server shows before any driver: one sysfs tree per profile,
+# bind-mounted read-only over /sys/bus/pci/devices of the nodes (what preflight and facts read).
+for profile in a2-910b3 a3-9392 310p3-duo; do
+  tree="$SANDBOX_DIR/sysfs/$profile"
+  PYTHONPATH="$REPO_ROOT/tests/simulator" python3 -m ascend_sim init --force --profile "$profile" \
+    --state "$tree/state.json" --sysfs-root "$tree" >/dev/null
+done
