@@ -4,6 +4,9 @@
         [--chip 910b|910_93|310p] [--driver VER ...] [--cann VER ...] [--corrupt FILE_NAME]
     python3 -m ascend_sim.packages list [--arch ...] [--chip ...] [--driver VER ...] [--cann VER ...]
 
+From Python: ``build(out, chip, arch, drivers, canns, corrupt)``; for unit tests
+``prepare_node(root)`` and ``run_package(path, args, root=...)`` run them re-rooted.
+
 Without --driver/--cann every catalogued version is built (see ascend_sim.versions).  A file
 whose inputs did not change is left alone; SHA256SUMS (sha256sum format) lists every .run in
 DIR.  --corrupt damages the payload of the named file after building it, so its --check fails
@@ -413,6 +416,50 @@ def build(out, chip="910b", arch="aarch64", drivers=None, canns=None, corrupt=No
         return results
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- test helpers
+
+def prepare_node(root, profile="a2-910b3", user="HwHiAiUser", group=None, state=True):
+    """A re-rooted node for running packages in unit tests: /etc/passwd and /etc/group with
+    ``user`` (uid/gid 1000, as the vendor guides create HwHiAiUser) and, with ``state``, a
+    fresh simulator state of ``profile`` (no driver running).  Returns the state path."""
+    group = group or user
+    etc = os.path.join(root, "etc")
+    os.makedirs(etc, exist_ok=True)
+    with open(os.path.join(etc, "passwd"), "w") as handle:
+        handle.write("root:x:0:0:root:/root:/bin/bash\n")
+        if user:
+            handle.write("%s:x:1000:1000::/home/%s:/bin/bash\n" % (user, user))
+    with open(os.path.join(etc, "group"), "w") as handle:
+        handle.write("root:x:0:\n")
+        if group:
+            handle.write("%s:x:1000:\n" % group)
+    path = os.path.join(root, "etc", "ascend-sim", "state.json")
+    if state:
+        from . import state as state_mod
+        state_mod.save_state(state_mod.new_state(profile), path)
+    return path
+
+
+def package_env(root, extra=None):
+    """Environment for running a package against the re-rooted node ``root``."""
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("ASCEND_", "ATB_", "TOOLCHAIN_")) and key not in ("PYTHONPATH",)}
+    env["ASCEND_SIM_ROOT"] = root
+    tmp = os.path.join(root, "tmp")
+    os.makedirs(tmp, exist_ok=True)
+    env["TMPDIR"] = tmp
+    env.pop("DISPLAY", None)
+    env.update(extra or {})
+    return env
+
+
+def run_package(path, args=(), root=None, stdin="", env=None, timeout=120):
+    """Run a .run file as an operator would (no TTY, ``stdin`` fed as given)."""
+    return subprocess.run([path] + list(args), cwd=os.path.dirname(path) or ".", input=stdin,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                          env=package_env(root, env) if root is not None else env, timeout=timeout)
 
 
 # --------------------------------------------------------------------------- CLI

@@ -261,7 +261,7 @@ def parse_package_filename(name):
             continue
         groups = match.groupdict()
         chip = groups.get("chip")
-        if chip in (None, "A3"):
+        if chip == "A3" or name.startswith("Atlas-A3-"):
             chip = "910_93"
         arch = groups.get("arch")
         if arch == "x86-64":

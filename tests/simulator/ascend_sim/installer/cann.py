@@ -278,9 +278,9 @@ class CannScript(object):
                           % "/".join(SCENES[self.kind]))
             self.usage()
             self.exit_log(1)
-        self.resolve_install_path()
         if self.scene != "uninstall":
             self.con.both("INFO", "%s start" % ("upgrade" if self.scene == "upgrade" else "install"))
+        self.resolve_install_path()
         self.accept_eula()
         self.check_space()
         handler = getattr(self, "%s_%s" % (self.kind if self.kind != "kernels" else "ops",

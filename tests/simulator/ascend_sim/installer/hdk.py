@@ -460,7 +460,9 @@ class DriverScript(HdkScript):
         self.die_if_injected("version")
         self.progress(100)
         running = (self.state.get("driver") or {}).get("running")
-        live = first_time and not running or bool(common.inject(self.state, "driver_hot_reset"))
+        # nothing runs yet: the modules load straight away; otherwise only a hot reset (rarely
+        # possible with processes around) or a reboot brings the new version up
+        live = not running or bool(common.inject(self.state, "driver_hot_reset"))
         driver = self.state.setdefault("driver", {})
         self.state["install_path"] = self.install_path
         if live:

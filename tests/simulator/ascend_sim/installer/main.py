@@ -44,6 +44,9 @@ def run_installed(script_dir, extra):
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
+    # the makeself header runs the script under umask 077; the vendor scripts set the modes
+    # of what they install explicitly, so directories end up 755 like theirs
+    os.umask(0o022)
     if argv[:1] == ["--installed"] and len(argv) >= 2:
         return run_installed(argv[1], argv[2:])
     with open("package.json") as handle:
