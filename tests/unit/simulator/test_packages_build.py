@@ -220,3 +220,27 @@ def test_options_reach_the_script_after_the_package_path_and_directory(built, tm
         line = handle.read().strip()
     # the header puts --quiet first, like the vendor's
     assert line.endswith(" %s success install_type=full; cmdlist=--quiet --full --install-for-all." % DRIVER)
+
+
+@pytest.mark.parametrize("chip,profile,arch,chips", [("910_93", "a3-9392", "aarch64", 16),
+                                                    ("310p", "310p3-duo", "x86_64", 8)])
+def test_other_chips_and_arches_build_and_install(tmp_path, chip, profile, arch, chips):
+    out = str(tmp_path / "out")
+    packages.build(out, chip, arch, ["25.0.rc1.1"], ["8.5.1"])
+    root = str(tmp_path / "root")
+    packages.prepare_node(root, profile=profile)
+    driver = versions.package_filename("driver", "25.0.rc1.1", chip, arch)
+    result = packages.run_package(os.path.join(out, driver), ["--full", "--quiet"], root=root)
+    assert result.returncode == 0, result.stdout
+    with open(os.path.join(root, "var", "log", "ascend_seclog", "ascend_install.log")) as handle:
+        assert "device nodes for %d chips handled" % chips in handle.read()
+    with open(os.path.join(root, "usr", "local", "Ascend", "driver", "scene.info")) as handle:
+        assert handle.read() == "os=linux\narch=%s\n" % arch
+    toolkit = versions.package_filename("toolkit", "8.5.1", chip, arch)
+    ops = versions.package_filename("ops", "8.5.1", chip, arch)
+    for name in (toolkit, ops):
+        assert packages.run_package(os.path.join(out, name), ["--install", "--quiet"], root=root).returncode == 0
+    base = os.path.join(root, "usr", "local", "Ascend", "ascend-toolkit", "latest")
+    assert os.path.isfile(os.path.join(base, "%s-linux" % arch, "ascend_toolkit_install.info"))
+    with open(os.path.join(base, "ops", "version.info")) as handle:
+        assert "chip_type=%s\n" % versions.CHIPS[chip]["opp_soc_dir"] in handle.read()

@@ -52,7 +52,7 @@ export ASCEND_HOME_PATH=${ASCEND_TOOLKIT_HOME}
 
 ATB_SET_ENV = """#!/bin/bash
 # Environment of the NNAL ATB library: picks the build matching the C++ ABI torch was
-# compiled with (--cxx_abi=0|1 chooses one explicitly).
+# compiled with (--cxx_abi=0|1 chooses one explicitly) in %(atb_root)s.
 cxx_abi=""
 for para in "$@"; do
     case "$para" in
@@ -66,7 +66,8 @@ if [ -z "$cxx_abi" ]; then
         cxx_abi=%(default_abi)s
     fi
 fi
-source %(atb_root)s/latest/atb/cxx_abi_${cxx_abi}/set_env.sh
+atb_set_env_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "${atb_set_env_dir}/latest/atb/cxx_abi_${cxx_abi}/set_env.sh"
 """
 
 ATB_ABI_SET_ENV = """# ATB %(version)s built with _GLIBCXX_USE_CXX11_ABI=%(abi)s.
