@@ -233,7 +233,7 @@ def server(node):
 
 # --------------------------------------------------------------------------- start-up
 def test_port_refuses_connections_until_loaded_then_health_is_empty_200(node):
-    srv = Server(node, [node.model], env=node.env(ASCEND_SIM_LOAD_SECONDS="2"))
+    srv = Server(node, [node.model], env=node.env(ASCEND_SIM_LOAD_SECONDS="1.5"))
     try:
         time.sleep(0.3)
         assert srv.proc.poll() is None
@@ -506,14 +506,14 @@ def test_metrics_use_vllm_names_and_count_requests(server):
 
 def test_running_and_waiting_gauges_follow_max_num_seqs(node):
     srv = Server(node, [node.model, "--max-num-seqs", "1"],
-                 env=node.env(ASCEND_SIM_TOKEN_SECONDS="0.05"))
+                 env=node.env(ASCEND_SIM_TOKEN_SECONDS="0.02"))
     conns = []
     try:
         srv.wait_health(200)
         for _ in range(3):
             conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
             conn.request("POST", "/v1/completions",
-                         json.dumps({"prompt": "slow", "max_tokens": 40, "ignore_eos": True}),
+                         json.dumps({"prompt": "slow", "max_tokens": 30, "ignore_eos": True}),
                          {"Content-Type": "application/json"})
             conns.append(conn)
         deadline = time.monotonic() + 10
@@ -530,12 +530,12 @@ def test_running_and_waiting_gauges_follow_max_num_seqs(node):
         for conn in conns:
             resp = conn.getresponse()
             assert resp.status == 200
-            assert json.loads(resp.read())["usage"]["completion_tokens"] == 40
+            assert json.loads(resp.read())["usage"]["completion_tokens"] == 30
         _, _, data = request("GET", srv.url + "/metrics")
         text = data.decode()
         assert metric_value(text, "vllm:num_requests_running") == 0
         assert metric_value(text, "vllm:num_requests_waiting") == 0
-        assert metric_value(text, "vllm:time_to_first_token_seconds_sum") > 0.05
+        assert metric_value(text, "vllm:time_to_first_token_seconds_sum") > 0.02
     finally:
         for conn in conns:
             conn.close()
@@ -635,6 +635,22 @@ def test_device_nodes_are_counted_from_the_device_directory(node, tmp_path):
     assert rc == 1
     assert "local_world_size (4) must be less than or equal to the number of visible " \
            "devices (2)." in out
+
+
+def test_port_in_use_fails_before_any_other_check(node):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        srv = Server(node, [node.model], env=node.env(ASCEND_TOOLKIT_HOME=None), port=port)
+        try:
+            rc = srv.wait_exit()
+        finally:
+            srv.stop()
+    assert rc == 1
+    out = srv.output()
+    assert out.rstrip().splitlines()[-1] == "OSError: [Errno 98] Address already in use"
+    assert "Failed to infer device type" not in out
 
 
 def test_model_directory_without_config_json(node, tmp_path):

@@ -312,14 +312,14 @@ def run_server(args, parser=None):
     stop = StopFlag()
     _install_signal_handlers(stop)
 
-    vllm_config = EngineArgs.from_cli_args(args).create_engine_config()
-    parallel = vllm_config.parallel_config
-
     server = None
     if not args.headless:
-        # Reserve the port before the (long) engine start, as upstream does; it only
-        # starts listening once the engine is up.
+        # Reserve the port before configuration and the (long) engine start, as upstream
+        # does: a port in use fails at once, and clients are refused until it listens.
         server = create_server(args, None)
+
+    vllm_config = EngineArgs.from_cli_args(args).create_engine_config()
+    parallel = vllm_config.parallel_config
 
     dp_head = None
     if not args.headless and parallel.remote_dp_ranks > 0:
