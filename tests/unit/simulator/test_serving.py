@@ -782,6 +782,9 @@ def test_package_imports_behave_like_the_real_ones(node):
                            "print(vllm.__version__, vllm_ascend.__version__, torch.__version__)")
     assert result.returncode == 0
     assert result.stdout.decode().split() == ["0.23.0+sim", "0.23.0+sim", "2.10.0+sim"]
+    result = _python(node, "import torch; print(torch.compiled_with_cxx11_abi())")
+    # torch 2.10 wheels use the C++11 ABI on every architecture (NNAL picks cxx_abi_1).
+    assert result.returncode == 0 and result.stdout.decode().strip() == "True"
     result = _python(node, "import torch, torch_npu; print(torch.npu.device_count())",
                      ASCEND_RT_VISIBLE_DEVICES="4,5,6")
     assert result.returncode == 0 and result.stdout.decode().strip() == "3"

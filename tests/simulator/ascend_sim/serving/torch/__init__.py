@@ -45,3 +45,16 @@ npu = _NoAccelerator()
 
 def cuda_is_available():
     return False
+
+
+def compiled_with_cxx11_abi():
+    """NNAL's set_env.sh asks this to pick ``atb/cxx_abi_0`` or ``cxx_abi_1``.
+
+    PyPI builds for aarch64 always used the C++11 ABI; x86_64 builds switched with 2.7.
+    """
+    import platform
+
+    release = []
+    for piece in __version__.split("+", 1)[0].split(".")[:2]:
+        release.append(int(piece) if piece.isdigit() else 0)
+    return platform.machine() == "aarch64" or tuple(release) >= (2, 7)
