@@ -296,7 +296,9 @@ def main():
                 'before': current or '', 'after': wanted,
             })
 
+    gigantic_boot = params['persistent'] and node is None and params['size'] == '1G'
     allocated = previous
+    restored = False
     if not module.check_mode:
         if runtime_changed:
             try:
@@ -305,10 +307,16 @@ def main():
                 # The kernel refuses with ENOMEM/EINVAL; the read-back below still tells what it did.
                 module.warn('writing %d to %s failed: %s' % (count, path, exc))
             allocated = read_count(module, path)
-        if persist_changed:
+        if allocated != count and not gigantic_boot and not params['allow_partial']:
+            # A failed run leaves nothing half-changed: give the pages back and persist nothing.
+            try:
+                write_pool(path, previous)
+                restored = read_count(module, path) == previous
+            except (IOError, OSError) as exc:
+                module.warn('restoring %d to %s failed: %s' % (previous, path, exc))
+        elif persist_changed:
             write_atomic(module, persist_file, wanted)
 
-    gigantic_boot = params['persistent'] and node is None and params['size'] == '1G'
     reboot_required = False
     if gigantic_boot:
         running = gigantic_pages_on_cmdline(read_file(params['proc_cmdline']) or '')
@@ -345,7 +353,11 @@ def main():
             else:
                 reason = ('pages still in use cannot be released. Stop the processes holding '
                           'them (vLLM, memcache) and run again, or set allow_partial=true')
-            result['msg'] = '%s: %s' % (shortfall, reason)
+            result['msg'] = '%s: %s. %s' % (
+                shortfall, reason,
+                'The pool was set back to %d and nothing was persisted' % previous if restored
+                else 'The pool could not be set back to %d' % previous)
+            result['persist_changed'] = False
             module.fail_json(**result)
     module.exit_json(**result)
 

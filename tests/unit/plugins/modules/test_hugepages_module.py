@@ -163,8 +163,13 @@ def test_2m_shortfall_fails_with_requested_and_allocated(run_module, host, kerne
     assert result['msg'] == (
         'requested 1024 2048kB huge pages on NUMA node 1, the kernel allocated 700 (previously 0): '
         'not enough free contiguous memory on that node. Free memory (stop services, drop caches), '
-        'lower count, reboot with the persisted value, or set allow_partial=true')
+        'lower count, reboot with the persisted value, or set allow_partial=true. '
+        'The pool was set back to 0 and nothing was persisted')
     assert (result['requested'], result['allocated'], result['changed']) == (1024, 700, True)
+    # Nothing half-changed: the pages the kernel did give are released, no file is written.
+    assert host.pages(node=1) == 0
+    assert result['persist_changed'] is False
+    assert not os.path.exists(result['persist_file'])
 
 
 def test_shrink_blocked_by_pages_in_use(run_module, host, monkeypatch):
@@ -176,7 +181,7 @@ def test_shrink_blocked_by_pages_in_use(run_module, host, monkeypatch):
     assert result['msg'] == (
         'requested 0 2048kB huge pages host-wide, the kernel allocated 512 (previously 512): pages '
         'still in use cannot be released. Stop the processes holding them (vLLM, memcache) and run '
-        'again, or set allow_partial=true')
+        'again, or set allow_partial=true. The pool was set back to 512 and nothing was persisted')
 
 
 def test_allow_partial_warns(run_module, host, kernel_capacity):
