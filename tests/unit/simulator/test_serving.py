@@ -241,6 +241,7 @@ def test_port_refuses_connections_until_loaded_then_health_is_empty_200(node):
         srv.wait_health(200)
         status, headers, body = request("GET", srv.url + "/health")
         assert (status, body) == (200, b"")
+        assert headers["content-length"] == "0" and "content-type" not in headers
         log = srv.output()
         assert "Loading weights took" in log
         assert "Starting vLLM API server 0 on http://127.0.0.1:%d" % srv.port in log

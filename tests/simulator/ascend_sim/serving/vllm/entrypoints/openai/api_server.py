@@ -103,7 +103,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _send(self, status, body=b"", content_type="application/json", headers=()):
         self.send_response(status)
-        self.send_header("content-type", content_type)
+        if content_type:
+            self.send_header("content-type", content_type)
         self.send_header("content-length", str(len(body)))
         for key, value in headers:
             self.send_header(key, value)
@@ -223,7 +224,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def _route_health(self):
         ok, _ = self.state.readiness()
-        self._send(200 if ok else 503, b"")
+        # Upstream answers with a bare Response: no body, no content type.
+        self._send(200 if ok else 503, b"", content_type=None)
 
     def _route_ping(self):
         if self.command == "POST":
