@@ -428,7 +428,7 @@ def prepare_node(root, profile="a2-910b3", user="HwHiAiUser", group=None, state=
     etc = os.path.join(root, "etc")
     os.makedirs(etc, exist_ok=True)
     with open(os.path.join(etc, "passwd"), "w") as handle:
-        handle.write("root:x:0:0:root:/root:/bin/bash\n")
+        handle.write("root:x:0:0:root:/:/bin/bash\n")
         if user:
             handle.write("%s:x:1000:1000::/home/%s:/bin/bash\n" % (user, user))
     with open(os.path.join(etc, "group"), "w") as handle:
