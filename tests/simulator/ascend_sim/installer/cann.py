@@ -14,7 +14,7 @@ import os
 import sys
 
 from . import common
-from .common import Exit, INSTALL_LOG, OPERATION_LOG, CANN_INSTALL_INFO, rooted
+from .common import Exit, OPERATION_LOG, CANN_INSTALL_INFO, rooted
 
 SECLOG = common.SECLOG_DIR
 TAGS = {"toolkit": "Toolkit", "kernels": "Kernels", "ops": "Ops", "nnal": "NNAL"}

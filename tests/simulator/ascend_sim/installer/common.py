@@ -519,13 +519,3 @@ def install_uninstall_script(pkg, script_dir, install_root, what, sim_dir):
     write_file(script_dir + "/uninstall.sh", UNINSTALL_SCRIPT % {
         "what": what, "root": install_root, "sim_real": rooted(sim_dir)}, 0o550)
     keep_package_json(pkg, script_dir, install_root)
-
-
-def payload():
-    """package.json of the payload the installer runs from (its cwd)."""
-    with open("package.json") as handle:
-        return json.load(handle)
-
-
-def deep(value):
-    return copy.deepcopy(value)

@@ -376,7 +376,7 @@ class DriverScript(HdkScript):
             if opts["uninstall"]:
                 self.fail("ERR_NO:0x0080;ERR_DES:Driver package is not installed on this device, uninstall failed")
             self.ver_check()
-            status = self.install_run("Install", first_time=True)
+            status = self.install_run("Install")
         else:
             installed = self.installed_version(old_path) or "none"
             if opts["uninstall"]:
@@ -391,11 +391,11 @@ class DriverScript(HdkScript):
                         self.con.echo("INFO", "Stop installation!")
                         self.exit_log(0)
                 self.uninstall_run(old_path, standalone=False)
-                status = self.install_run("Install", first_time=False)
+                status = self.install_run("Install")
             elif opts["upgrade"]:
                 self.ver_check()
                 self.uninstall_run(old_path, standalone=False)
-                status = self.install_run("Upgrade", first_time=False)
+                status = self.install_run("Upgrade")
         if status == 1:
             self.log_operation("failed")
             self.exit_log(1)
@@ -423,7 +423,7 @@ class DriverScript(HdkScript):
         self.con.echo("INFO", "upgradePercentage:%d%%" % percent)
         self.con.log("INFO", "upgradePercentage:%d%%" % percent)
 
-    def install_run(self, what, first_time):
+    def install_run(self, what):
         """installRun + run_driver_install.sh.  Returns 0 (live), 1 (failed), 2 (reboot)."""
         self.update_install_info()
         self.die_if_injected("info")
