@@ -56,6 +56,18 @@ OVERRIDE_KEYS = ('vllm', 'vllm_ascend', 'cann', 'torch', 'torch_npu', 'driver')
 _IMAGE_CONTENT_KEYS = ('vllm', 'cann', 'torch', 'torch_npu')
 
 PACKAGE_CHIPS = ('910b', '910_93', '310p')
+# The per-chip operators package: "kernels" up to CANN 8.3, "ops" from 8.5.0.
+OPS_RENAME_CANN = '8.5.0'
+_KERNELS_PACKAGE = {
+    '910b': 'Ascend-cann-kernels-910b',
+    '910_93': 'Atlas-A3-cann-kernels',
+    '310p': 'Ascend-cann-kernels-310p',
+}
+_OPS_PACKAGE = {
+    '910b': 'Ascend-cann-910b-ops',
+    '910_93': 'Ascend-cann-A3-ops',
+    '310p': 'Ascend-cann-310p-ops',
+}
 ARCH_ALIASES = {
     'x86_64': 'x86_64',
     'amd64': 'x86_64',
@@ -636,20 +648,20 @@ def _arch(arch):
 def package_names(stack, chip, arch):
     """File names of the CANN packages of ``stack`` for ``chip`` and ``arch``.
 
-    Returns ``{"toolkit", "ops", "nnal"}``. The chip operators package is
-    ``Ascend-cann-kernels-<chip>_<ver>_linux-<arch>.run`` up to CANN 8.x and
-    ``Ascend-cann-<chip>-ops_<ver>_linux-<arch>.run`` from CANN 9.
+    Returns ``{"toolkit", "ops", "nnal"}``. The chip operators package is the
+    "kernels" package up to CANN 8.3 and the "ops" package from CANN 8.5.0 on (the vendor
+    renamed it in 8.5.0, not in 9.x as first assumed). Atlas A3 files carry their own
+    prefixes: ``Atlas-A3-cann-kernels_<ver>`` and ``Ascend-cann-A3-ops_<ver>``.
     """
     stack = _as_stack(stack)
     family = _package_chip(chip, 'CANN package naming', PACKAGE_CHIPS)
     machine = _arch(arch)
     cann = stack['cann']
-    major = version_key(cann)[0][0]
     suffix = '%s_linux-%s.run' % (cann, machine)
-    if major >= 9:
-        ops = 'Ascend-cann-%s-ops_%s' % (family, suffix)
+    if compare_versions(cann, OPS_RENAME_CANN) >= 0:
+        ops = '%s_%s' % (_OPS_PACKAGE[family], suffix)
     else:
-        ops = 'Ascend-cann-kernels-%s_%s' % (family, suffix)
+        ops = '%s_%s' % (_KERNELS_PACKAGE[family], suffix)
     return {
         'toolkit': 'Ascend-cann-toolkit_%s' % suffix,
         'ops': ops,

@@ -88,7 +88,7 @@ def test_ascend_version_compare_errors():
 def test_stack_package_names():
     stack = FILTERS['stack_resolve']('0.13.0')
     assert FILTERS['stack_package_names'](stack, '910b', 'aarch64')['ops'] == \
-        'Ascend-cann-kernels-910b_8.5.0_linux-aarch64.run'
+        'Ascend-cann-910b-ops_8.5.0_linux-aarch64.run'
     assert FILTERS['stack_package_names']('0.23.0', '910b', 'aarch64')['ops'] == \
         'Ascend-cann-910b-ops_9.1.0_linux-aarch64.run'
     with pytest.raises(AnsibleFilterError, match="architecture 's390x'"):

@@ -404,25 +404,25 @@ def test_package_names_cann_9():
         'ops': 'Ascend-cann-910b-ops_9.1.0_linux-aarch64.run',
         'nnal': 'Ascend-cann-nnal_9.1.0_linux-aarch64.run',
     }
-    assert package_names('0.23.0', 'ascend910_9392', 'x86_64')['ops'] == 'Ascend-cann-910_93-ops_9.1.0_linux-x86_64.run'
+    assert package_names('0.23.0', 'ascend910_9392', 'x86_64')['ops'] == 'Ascend-cann-A3-ops_9.1.0_linux-x86_64.run'
 
 
 def test_package_names_cann_8():
     assert package_names('0.13.0', '310P3', 'x86_64') == {
         'toolkit': 'Ascend-cann-toolkit_8.5.0_linux-x86_64.run',
-        'ops': 'Ascend-cann-kernels-310p_8.5.0_linux-x86_64.run',
+        'ops': 'Ascend-cann-310p-ops_8.5.0_linux-x86_64.run',
         'nnal': 'Ascend-cann-nnal_8.5.0_linux-x86_64.run',
     }
     assert package_names('0.9.1', '910_93', 'arm64') == {
         'toolkit': 'Ascend-cann-toolkit_8.2.RC1_linux-aarch64.run',
-        'ops': 'Ascend-cann-kernels-910_93_8.2.RC1_linux-aarch64.run',
+        'ops': 'Atlas-A3-cann-kernels_8.2.RC1_linux-aarch64.run',
         'nnal': 'Ascend-cann-nnal_8.2.RC1_linux-aarch64.run',
     }
 
 
 def test_package_names_follow_an_overridden_cann():
     stack = resolve_stack('0.23.0', {'cann': '8.5.1'}, allow_unlisted=True)
-    assert package_names(stack, '910b', 'aarch64')['ops'] == 'Ascend-cann-kernels-910b_8.5.1_linux-aarch64.run'
+    assert package_names(stack, '910b', 'aarch64')['ops'] == 'Ascend-cann-910b-ops_8.5.1_linux-aarch64.run'
 
 
 def test_package_names_refuse_unknown_chip_and_arch():
