@@ -43,3 +43,12 @@ for profile in a2-910b3 a3-9392 310p3-duo; do
   PYTHONPATH="$REPO_ROOT/tests/simulator" python3 -m ascend_sim init --force --profile "$profile" \
     --state "$tree/state.json" --sysfs-root "$tree" >/dev/null
 done
+
+# The vendor packages (.run, with SHA256SUMS) and Python wheels the sandbox site installs from:
+# the simulated ones, built for this machine's architecture (the nodes share its kernel).
+arch=$(uname -m)
+for chip in 910b 910_93 310p; do
+  PYTHONPATH="$REPO_ROOT/tests/simulator" python3 -m ascend_sim.packages build \
+    --out "$SANDBOX_DIR/artifacts/$chip" --arch "$arch" --chip "$chip" >/dev/null
+done
+PYTHONPATH="$REPO_ROOT/tests/simulator" python3 -m ascend_sim.wheels build --out "$SANDBOX_DIR/wheels" >/dev/null
