@@ -95,7 +95,7 @@ def find_header(makeself):
 def _replace(text, old, new, what):
     count = text.count(old)
     if count != 1:
-        raise BuildError("makeself header layout not recognised (%s: %d matches); supported: makeself 2.4/2.5"
+        raise BuildError("makeself header layout not recognised (%s: %d matches); known to work: makeself 2.4.5-2.7.1"
                          % (what, count))
     return text.replace(old, new)
 
