@@ -57,7 +57,7 @@ def test_a3_soc_version_from_npu_name(recording_runner, fixture_text, tmp_path):
         ('info',): fixture_text('Ascend910-A3_25.3.rc1_1.txt'),
         BOARD_C0: fixture_text('Ascend910-A3-9392_unknown_board-c0_excerpt_1.txt'),
     })
-    facts, _ = gather(runner, tmp_path)
+    facts, dummy = gather(runner, tmp_path)
     assert (facts['chip_name'], facts['soc_version']) == ('Ascend910', 'ascend910_9392')
 
 
@@ -161,7 +161,7 @@ def test_per_chip_queries_fill_details(recording_runner, fixture_text, tmp_path)
 def test_health_other_than_ok_is_unhealthy(recording_runner, fixture_text, tmp_path):
     table = fixture_text('910B2_24.1.0_1.txt').replace(
         '| 5     910B2               | OK     ', '| 5     910B2               | Alarm  ')
-    facts, _ = gather(recording_runner({('info',): table}), tmp_path)
+    facts, dummy = gather(recording_runner({('info',): table}), tmp_path)
     assert facts['healthy'] is False
     assert [c['health'] for c in facts['chips']].count('Alarm') == 1
 
@@ -181,7 +181,7 @@ def test_npu_smi_info_failure_names_command_rc_and_stderr(recording_runner, tmp_
 
 def test_numa_node_of_each_chip_from_sysfs(recording_runner, fixture_text, kunpeng, tmp_path):
     runner = recording_runner({('info',): fixture_text('910B2_24.1.0_1.txt')})
-    facts, _ = gather(runner, tmp_path, sysfs_root=kunpeng.root)
+    facts, dummy = gather(runner, tmp_path, sysfs_root=kunpeng.root)
     assert [(c['npu_id'], c['numa_node']) for c in facts['chips']] == [
         (0, 2), (1, 0), (2, 2), (3, 0), (4, 2), (5, 0), (6, 2), (7, 0)]
 
@@ -189,8 +189,8 @@ def test_numa_node_of_each_chip_from_sysfs(recording_runner, fixture_text, kunpe
 def test_numa_node_minus_one_is_null(recording_runner, fixture_text, sysfs, tmp_path):
     sysfs.pci('0000:c1:00.0', numa_node=-1)
     sysfs.pci('0000:01:00.0', numa_node=1)
-    facts, _ = gather(recording_runner({('info',): fixture_text('910B2_24.1.0_1.txt')}), tmp_path,
-                      sysfs_root=sysfs.root)
+    facts, dummy = gather(recording_runner({('info',): fixture_text('910B2_24.1.0_1.txt')}), tmp_path,
+                          sysfs_root=sysfs.root)
     assert [c['numa_node'] for c in facts['chips']][:2] == [None, 1]
 
 
@@ -201,7 +201,7 @@ def test_versions_from_version_info(recording_runner, fixture_text, tmp_path):
     (install / 'driver' / 'version.info').write_text(
         'Version=24.1.rc3\nascendhal_version=7.35.19\ncompatible_version_fw=[7.0.0,7.5.99]\n')
     (install / 'firmware' / 'version.info').write_text('Version=7.5.0.1.129\ncompatible_version_drv=[23.0.rc3]\n')
-    facts, _ = gather(recording_runner({('info',): fixture_text('910B2_24.1.0_1.txt')}), tmp_path)
+    facts, dummy = gather(recording_runner({('info',): fixture_text('910B2_24.1.0_1.txt')}), tmp_path)
     assert (facts['driver_version'], facts['firmware_version']) == ('24.1.rc3', '7.5.0.1.129')
 
 

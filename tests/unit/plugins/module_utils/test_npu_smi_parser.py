@@ -300,9 +300,9 @@ def test_bus_id_that_is_no_pci_address_fails():
 
 
 def test_header_cell_split():
-    assert [n for _, n in split_header_cell(' NPU   Name                ')] == ['NPU', 'Name']
-    assert [n for _, n in split_header_cell(' Process id in container ')] == ['Process id in container']
-    assert [n for _, n in split_header_cell(' NPU Name ')] == ['NPU', 'Name']
+    assert [n for dummy, n in split_header_cell(' NPU   Name                ')] == ['NPU', 'Name']
+    assert [n for dummy, n in split_header_cell(' Process id in container ')] == ['Process id in container']
+    assert [n for dummy, n in split_header_cell(' NPU Name ')] == ['NPU', 'Name']
     assert split_header_cell(' Power(W)    Temp(C)') == [(1, 'Power(W)'), (13, 'Temp(C)')]
 
 

@@ -176,7 +176,7 @@ def test_one_node_vm_without_numa_directory(sysfs):
 def test_vm_with_offline_cpus_counts_present_ones(sysfs):
     sysfs.node(0, '0-5', 8388608)
     sysfs.cpus('0-5', present='0-7')
-    facts, _ = gather_numa_facts(sysfs.root)
+    facts, dummy = gather_numa_facts(sysfs.root)
     assert (facts['cpu_count'], facts['online_cpus']) == (8, '0-5')
 
 
@@ -185,7 +185,7 @@ def test_npu_without_numa_node_gets_every_cpu(sysfs):
     sysfs.cpus('0-7')
     sysfs.pci('0000:3d:00.0', device='0xd500', numa_node=-1)
     sysfs.pci('0000:3e:00.0', device='0xd500', numa_node=-1)
-    facts, _ = gather_numa_facts(sysfs.root)
+    facts, dummy = gather_numa_facts(sysfs.root)
     assert [n['numa_node'] for n in facts['npus']] == [None, None]
     assert facts['cpus_per_npu'] == ['0-3', '4-7']
     assert facts['groups'] == [{'npus': [0, 1], 'numa_nodes': [], 'cpus': '0-7', 'cpu_count': 8}]
@@ -193,13 +193,13 @@ def test_npu_without_numa_node_gets_every_cpu(sysfs):
 
 def test_uneven_split_differs_by_one_cpu_at_most():
     nodes = [{'id': 0, 'cpus': list(range(10)), 'memory_mb': 1, 'hugepages': {}}]
-    npus = [{'numa_node': 0, 'cpu_affinity': None} for _ in range(3)]
-    per_npu, _ = recommend(nodes, npus)
+    npus = [{'numa_node': 0, 'cpu_affinity': None} for dummy in range(3)]
+    per_npu, dummy = recommend(nodes, npus)
     assert per_npu == ['0-3', '4-6', '7-9']
 
 
 def test_this_host_counts_every_cpu():
     # The real sysfs of the machine running the tests: every configured CPU is counted.
-    facts, _ = gather_numa_facts('/sys', meminfo_path='/proc/meminfo')
+    facts, dummy = gather_numa_facts('/sys', meminfo_path='/proc/meminfo')
     assert facts['cpu_count'] == os.sysconf('SC_NPROCESSORS_CONF')
     assert sum(len(n['cpus']) for n in facts['nodes']) == os.sysconf('SC_NPROCESSORS_ONLN')
