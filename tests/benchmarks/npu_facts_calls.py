@@ -41,7 +41,7 @@ def main():
         for gather in GATHERS:
             calls = []
             start = time.perf_counter()
-            for _ in range(opts.repeat):
+            for dummy in range(opts.repeat):
                 facts, _warnings = parser.gather_npu_facts(runner_for(state, calls), 'npu-smi',
                                                            install_path='/nonexistent',
                                                            sysfs_root='/nonexistent', gather=gather)
