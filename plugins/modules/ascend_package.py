@@ -392,6 +392,9 @@ def main():
     exists = os.path.isfile(path)
     if not exists and not module.check_mode:
         module.fail_json(msg='package %s does not exist on the node (or is not a file)' % path)
+    if exists and not os.access(path, os.X_OK):
+        module.fail_json(msg='package %s is not executable: make it so (mode 0750), the vendor installers run as '
+                             './<file>.run' % path)
 
     log_file = INSTALLER_LOGS[kind]
     result = dict(changed=False, kind=kind, version=version, install_path=install_path, log_file=log_file)
@@ -410,6 +413,20 @@ def main():
         result.update(action=action, reason=reason)
         if action == 'refuse':
             module.fail_json(msg=reason, **result)
+
+        if params['check_integrity'] and action not in ('none', 'uninstall'):
+            if exists:
+                offset = file_size(log_file)
+                check = [path, '--check']
+                rc, out, err = run(module, check)
+                if rc != 0:
+                    module.fail_json(msg='integrity check `%s` failed with rc=%s: %s. Nothing was installed; fetch the '
+                                         'package again and compare its SHA256 with the vendor\'s'
+                                     % (command_string(check), rc, ' / '.join(error_lines(out, err))),
+                                     rc=rc, stdout_lines=strip_ansi(out).splitlines(), stderr=err,
+                                     log_tail=log_tail(read_from(log_file, offset), params['log_lines']), **result)
+            else:
+                module.warn('%s is not on the node yet (check mode): its integrity was not checked' % path)
 
         package_info = None
         if companion or params['inspect']:
@@ -445,21 +462,6 @@ def main():
                                                                   else 'not installed')),
             'after': '%s %s\n' % (kind, result['new_version'] or 'not installed'),
         }
-
-    if params['check_integrity'] and action != 'uninstall':
-        if exists:
-            offset = file_size(log_file)
-            check = [path, '--check']
-            rc, out, err = run(module, check)
-            if rc != 0:
-                result['changed'] = False
-                module.fail_json(msg='integrity check `%s` failed with rc=%s: %s. Nothing was installed; fetch the '
-                                     'package again and compare its SHA256 with the vendor\'s'
-                                 % (command_string(check), rc, ' / '.join(error_lines(out, err))),
-                                 rc=rc, stdout_lines=strip_ansi(out).splitlines(), stderr=err,
-                                 log_tail=log_tail(read_from(log_file, offset), params['log_lines']), **result)
-        else:
-            module.warn('%s is not on the node yet (check mode): its integrity was not checked' % path)
 
     if module.check_mode:
         module.exit_json(**result)

@@ -189,6 +189,12 @@ def test_downgrade_is_refused_unless_allowed(node):
     assert result['cmd'][1] == '--full'
 
 
+def test_damaged_package_fails_the_integrity_check_before_its_version_info_is_read(node, corrupt):
+    failed, result = node.run(NEW, directory=corrupt, companion_version='7.8.0.5.216')
+    assert failed and result['msg'].startswith('integrity check `')
+    assert 'package_info' not in result
+
+
 def test_incompatible_companion_is_refused_before_anything_changes(node):
     failed, result = node.run(OLD, companion_version='7.8.0.5.216')
     assert failed
@@ -295,6 +301,11 @@ def test_argument_errors(node, tmp_path):
     failed, result = node.run(NEW, directory=str(tmp_path / 'missing'))
     assert failed and result['msg'] == 'package %s does not exist on the node (or is not a file)' % os.path.join(
         str(tmp_path / 'missing'), NEW)
+    shutil.copy(os.path.join(node.pkgs, NEW), str(tmp_path / NEW))
+    os.chmod(str(tmp_path / NEW), 0o644)
+    failed, result = node.run(NEW, directory=str(tmp_path))
+    assert failed and result['msg'] == ('package %s is not executable: make it so (mode 0750), the vendor installers '
+                                        'run as ./<file>.run' % (tmp_path / NEW))
     failed, result = node.run(TOOLKIT, companion_version='25.5.0')
     assert failed and 'companion_version applies to driver and firmware packages' in result['msg']
 
