@@ -15,7 +15,7 @@ import json
 import os
 import sys
 
-from . import hccn_tool, npu_smi, profiles, state as state_mod, sysfs
+from . import devices, hccn_tool, npu_smi, profiles, state as state_mod, sysfs
 from .paths import rooted, sim_root
 
 
@@ -84,6 +84,11 @@ def cmd_boot(args):
         state_mod.apply_boot(node, install_path=args.install_path, root=sim_root())
         driver, firmware = node["driver"]["running"], node["firmware"]["running"]
     print("boot: driver %s, firmware %s" % (driver or "none", firmware or "none"))
+    if driver and devices.privileged():
+        # /dev starts empty at every boot: the loaded driver makes its device nodes again
+        _made, failed = devices.make_nodes(node)
+        if failed:
+            return _fail("device nodes not created: %s" % ", ".join(failed))
     return 0
 
 

@@ -187,6 +187,25 @@ def test_missing_hwhiaiuser_is_refused(pkgs, tmp_path):
     assert n.state()["driver"]["running"] is None
 
 
+def test_refusals_carry_one_level_tag_like_the_vendor_error_usage(pkgs, tmp_path):
+    # errorUsage prints "[Driver] [date] " + its argument, which starts with the level itself
+    root = str(tmp_path)
+    packages.prepare_node(root, user=None)
+    n = Node(pkgs, root)
+    result = n.run(OLD, "--full", "--quiet")
+    stamp = r"^\[Driver\] \[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] "
+    assert re.search(stamp + r"\[ERROR\]ERR_NO:0x0091;ERR_DES:HwHiAiUser not exists! Please add HwHiAiUser$",
+                     result.text, re.M), result.text
+    log = n.read("/var/log/ascend_seclog/ascend_install.log")
+    assert re.search(stamp + r"\[ERROR\]ERR_NO:0x0091;ERR_DES:HwHiAiUser not exists!", log, re.M)
+    packages.prepare_node(root, state=False)
+    n.edit_state(inject={"disk_full": True})
+    full = n.run(OLD, "--full", "--quiet")
+    assert re.search(stamp + r"\[ERROR\]free space only 12M, cannot install driver package", full.text, re.M)
+    for text in (result.text, log, full.text):
+        assert "[ERROR][ERROR]" not in text
+
+
 def test_named_install_user_must_exist_and_be_in_the_group(pkgs, tmp_path):
     root = str(tmp_path)
     packages.prepare_node(root, user="npuops", group="npuops")

@@ -6,7 +6,9 @@ space, then install / overwrite / upgrade / uninstall, and the return value 0 (d
 1 (failed) or 2 (installed, hot reset failed: reboot needed).
 """
 import os
+import re
 
+from .. import devices
 from . import common
 from .common import (Exit, GREEN, RED, YELLOW, RESET, INSTALL_INFO, INSTALL_LOG, OPERATION_LOG,
                      DEFAULT_INSTALL_PATH, rooted)
@@ -20,7 +22,6 @@ DRIVER_LIBS = {
     "lib64/common": ["libc_sec.so", "libmmpa.so", "libascend_protobuf.so"],
 }
 DCMI_FILES = ["dcmi_interface_api.h", "dsmi_common_interface.h", "ascend_hal_error.h", "libdcmi.so"]
-DEVICE_MAJOR = {"davinci": 236, "davinci_manager": 237, "devmm_svm": 238, "hisi_hdc": 239}
 
 NPU_SMI_WRAPPER = """#!/bin/bash
 # npu-smi of the Ascend driver %(version)s: the tables are rendered from the node state by the
@@ -80,8 +81,10 @@ class HdkScript(object):
             self.con.echo("ERROR", "ERR_NO:0x0004;ERR_DES: Unrecognized parameters. Try './xxx.run "
                                    "--help' for more information.")
             raise Exit(1)
-        self.con.log("ERROR", msg)
-        self.con.echo("ERROR", msg)
+        # the vendor's errorUsage prints its argument as is: the message carries its own level
+        level, text = _split_level(msg)
+        self.con.log(level, text)
+        self.con.echo(level, text)
         self.exit_log(1)
 
     def log_operation(self, result):
@@ -511,36 +514,13 @@ class DriverScript(HdkScript):
         common.write_file(target + "/host/drv_pcie_host.ko", "simulated kernel module\n", 0o440)
 
     def make_devices(self):
-        """Character devices as the kernel module creates them; skipped (and recorded) when
-        re-rooted or without the privilege to mknod."""
-        chips = self.readable_chips()
-        names = []
-        for index, chip in enumerate(chips):
-            number = chip.get("phy_id", chip.get("logic_id", index))
-            try:
-                number = int(number)
-            except (TypeError, ValueError):
-                number = index
-            names.append(("davinci%d" % number, DEVICE_MAJOR["davinci"], number))
-        names += [("davinci_manager", DEVICE_MAJOR["davinci_manager"], 0),
-                  ("devmm_svm", DEVICE_MAJOR["devmm_svm"], 0),
-                  ("hisi_hdc", DEVICE_MAJOR["hisi_hdc"], 0)]
-        skipped = []
-        for name, major, minor in names:
-            path = "/dev/" + name
-            if common.sim_rooted() or not common.is_root():
-                skipped.append(path)
-                continue
-            if os.path.exists(path):
-                continue
-            try:
-                os.mknod(path, 0o660 | 0o020000, os.makedev(major, minor))
-            except OSError as exc:
-                skipped.append("%s (%s)" % (path, exc.strerror))
+        """Character devices as the kernel module creates them (0660, the run user's); skipped
+        (and recorded) when re-rooted or without the privilege to mknod."""
+        _made, skipped = devices.make_nodes(self.state, self.username, self.usergroup)
         if skipped:
             self.con.log("WARNING", "device nodes not created (unprivileged or re-rooted simulator): %s"
                          % ", ".join(skipped))
-        self.con.log("INFO", "device nodes for %d chips handled" % len(chips))
+        self.con.log("INFO", "device nodes for %d chips handled" % len(self.readable_chips()))
 
     # ---------------------------------------------------------------- uninstall
     def uninstall_run(self, path, standalone):
@@ -715,6 +695,14 @@ class FirmwareScript(HdkScript):
         self.con.both("INFO", "Firmware package uninstalled successfully! Reboot needed for uninstallation to take "
                               "effect!")
         self.exit_log(0)
+
+
+def _split_level(msg):
+    """``"[ERROR]text"`` -> ``("ERROR", "text")``; a message without a level tag is an error."""
+    match = re.match(r"^\[(ERROR|WARNING|INFO)\](.*)$", msg, re.S)
+    if match:
+        return match.group(1), match.group(2)
+    return "ERROR", msg
 
 
 def _read_payload(name):
