@@ -490,6 +490,8 @@ def main():
                                 after['version'] or after['note'] or 'no version',
                                 'no version' if action == 'uninstall' else version, log_file),
                          stderr=err, log_tail=log_tail(read_from(log_file, offset), params['log_lines']), **result)
+    # rc 2 is a success here: without an explicit failed=false the controller would read it as a failure.
+    result['failed'] = False
     module.exit_json(**result)
 
 

@@ -53,4 +53,5 @@ print(json.dumps({
               "processes": len(state.get("processes") or [])},
     # /run is a fresh tmpfs after every restart of the node
     "marker": os.path.exists("/run/npu-driver-test-marker"),
+    "machine": os.uname()[4],
 }))

@@ -164,6 +164,7 @@ def test_upgrade_firmware_then_driver_needs_a_reboot(node):
     assert not failed, driver
     assert (driver['action'], driver['previous_version'], driver['new_version'], driver['rc'],
             driver['reboot_required']) == ('upgrade', '24.1.rc3', '25.5.0', 2, True)
+    assert driver['failed'] is False    # rc 2 must not read as a failure on the controller
     assert driver['cmd'][1:] == ['--upgrade', '--quiet', '--nox11', '--install-for-all']
     assert node.state()['driver'] == {'running': '24.1.rc3', 'pending': True}
     ops = node.operations()
