@@ -489,6 +489,7 @@ def resolve_stack(release=None, overrides=None, allow_unlisted=False, matrix=Non
         'triton_ascend_excluded_chips': list(meta['triton_ascend_excluded_chips']),
         'chips': dict(meta['chips']),
         'driver': driver,
+        'driver_target': driver or stack_matrix.DEFAULT_DRIVER,
         'driver_min': meta['driver_min'],
         'driver_recommended': meta['driver_recommended'],
         'overridden': overridden,

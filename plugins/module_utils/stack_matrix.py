@@ -203,3 +203,8 @@ RELEASES = [
 
 # The newest release with status "final"; kept in step with RELEASES by a unit test.
 DEFAULT_RELEASE = '0.23.0'
+
+# The NPU driver (Ascend HDK) installed when neither npu_driver_version nor
+# ascend_stack_overrides.driver names one: the newest final HDK release the collection is tested
+# with (its firmware is 7.8.0.5.216). One place, read by preflight and npu_driver alike.
+DEFAULT_DRIVER = '25.5.0'

@@ -467,3 +467,9 @@ def test_matrix_data_is_a_copy():
     data['image']['chip_suffixes']['910b'] = '-changed'
     assert stack_matrix.RELEASES[0]['cann'] == '8.2.RC1'
     assert stack_matrix.IMAGE['chip_suffixes']['910b'] == ''
+
+
+def test_driver_target_is_the_override_else_the_collection_default():
+    assert resolve_stack('0.23.0')['driver_target'] == '25.5.0'
+    assert resolve_stack('0.23.0')['driver'] is None
+    assert resolve_stack('0.23.0', {'driver': '26.0.rc1'})['driver_target'] == '26.0.rc1'
