@@ -206,16 +206,6 @@ def compare(left, right):
         raise PackageError(str(exc))
 
 
-def same_version(left, right):
-    """True when both strings name the same version (exact match for unreadable ones)."""
-    if left == right:
-        return True
-    try:
-        return compare(left, right) == 0
-    except PackageError:
-        return False
-
-
 def parse_ranges(text):
     """``[7.0.0,7.5.99],[24.1,24.1.]`` -> ``[('7.0.0', '7.5.99'), ('24.1', '24.1.')]``."""
     return [(low.strip(), high.strip()) for low, high in re.findall(r'\[([^,\]]*),([^\]]*)\]', text or '')]

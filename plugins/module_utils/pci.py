@@ -43,13 +43,19 @@ def bus_id_sort_key(bus_id):
     return tuple(int(part, 16) for part in match.groups())
 
 
-def read_text(path):
-    """Stripped content of a small file, or None when it cannot be read."""
+def read_file(path):
+    """A host file's text, or None when it cannot be read (missing, no permission, not text)."""
     try:
         with open(path, 'r') as handle:
-            return handle.read().strip()
+            return handle.read()
     except (IOError, OSError, UnicodeDecodeError):
         return None
+
+
+def read_text(path):
+    """Stripped content of a small file (sysfs attributes), or None when it cannot be read."""
+    text = read_file(path)
+    return None if text is None else text.strip()
 
 
 def read_numa_node(sysfs_root, bus_id):

@@ -280,19 +280,11 @@ from ansible_collections.ascend.vllm.plugins.module_utils.ascend_package import 
     log_tail,
     parse_kv,
     parse_package_name,
-    same_version,
     strip_ansi,
 )
+from ansible_collections.ascend.vllm.plugins.module_utils.pci import read_file
+from ansible_collections.ascend.vllm.plugins.module_utils.stack import same_version
 from ansible_collections.ascend.vllm.plugins.module_utils.command import C_LOCALE, command_string
-
-
-def read_text(path):
-    """A host file's text, or None when it cannot be read."""
-    try:
-        with open(path, 'r') as handle:
-            return handle.read()
-    except (IOError, OSError, UnicodeDecodeError):
-        return None
 
 
 def file_size(path):
@@ -334,13 +326,13 @@ def extract_version_info(module, path, kind):
                              rc=rc, stdout_lines=strip_ansi(out).splitlines(), stderr=err)
         for relative in ('version.info', '%s/version.info' % kind, 'driver/version.info',
                          'firmware/version.info'):
-            text = read_text(os.path.join(target, relative))
+            text = read_file(os.path.join(target, relative))
             if text is not None:
                 return parse_kv(text)
         for top, dirs, files in os.walk(target):
             dirs.sort()
             if 'version.info' in files and top[len(target):].count(os.sep) <= 2:
-                return parse_kv(read_text(os.path.join(top, 'version.info')))
+                return parse_kv(read_file(os.path.join(top, 'version.info')))
         return {}
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -400,7 +392,7 @@ def main():
     result = dict(changed=False, kind=kind, version=version, install_path=install_path, log_file=log_file)
 
     try:
-        installed = installed_state(kind, install_path, read_text, arch=arch, install_info=params['install_info'])
+        installed = installed_state(kind, install_path, read_file, arch=arch, install_info=params['install_info'])
         result.update(previous_version=installed['version'], incomplete=installed['incomplete'],
                       version_file=installed['version_file'], new_version=installed['version'],
                       reboot_required=False)
@@ -471,7 +463,7 @@ def main():
     result['rc'] = rc
     result['stdout_lines'] = strip_ansi(out).splitlines()
     ok, reboot, why = interpret_rc(kind, action, rc, out, err)
-    after = installed_state(kind, install_path, read_text, arch=arch, install_info=params['install_info'])
+    after = installed_state(kind, install_path, read_file, arch=arch, install_info=params['install_info'])
     result['new_version'] = after['version']
     if not ok:
         result['reboot_required'] = False

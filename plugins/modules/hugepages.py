@@ -170,6 +170,7 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.ascend.vllm.plugins.module_utils.pci import read_file
 from ansible_collections.ascend.vllm.plugins.module_utils.hugepages import (
     gigantic_pages_on_cmdline,
     missing_pool_reason,
@@ -180,14 +181,6 @@ from ansible_collections.ascend.vllm.plugins.module_utils.hugepages import (
     update_grub_cmdline,
     update_tmpfiles,
 )
-
-
-def read_file(path):
-    try:
-        with open(path, 'r') as handle:
-            return handle.read()
-    except (IOError, OSError):
-        return None
 
 
 def read_count(module, path):

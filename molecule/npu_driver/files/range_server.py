@@ -34,8 +34,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         return handle
 
     def log_request(self, code="-", size="-"):
-        sys.stderr.write("%s %s range=%s status=%s\n" % (self.command, self.path, self.headers.get("Range") or "-",
-                                                          getattr(code, "value", code)))
+        sys.stderr.write("%s %s range=%s status=%s\n" % (
+            self.command, self.path, self.headers.get("Range") or "-", getattr(code, "value", code)))
 
 
 if __name__ == "__main__":

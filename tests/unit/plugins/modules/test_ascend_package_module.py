@@ -97,7 +97,7 @@ def node(tmp_path, pkgs, run_module, monkeypatch):
             return function(path, *args)
         return wrapper
 
-    for name in ('read_text', 'file_size', 'read_from'):
+    for name in ('read_file', 'file_size', 'read_from'):
         monkeypatch.setattr(ascend_package, name, rerooted(getattr(ascend_package, name)))
     return Node(root, pkgs, run_module)
 
