@@ -17,6 +17,8 @@ import os
 import struct
 import sys
 
+from .paths import write_if_changed
+
 # DeepSeek-R1 family special tokens (ids as in the released tokenizers).
 _DEEPSEEK_QWEN_SPECIAL = [
     (151643, "<｜end▁of▁sentence｜>"),
@@ -346,19 +348,7 @@ def make(directory, name=DEFAULT_NAME, size_kb=64):
     # SHA256SUMS goes last so an interrupted run never leaves a manifest that
     # vouches for files not yet written.
     for fname, data in sorted(files.items(), key=lambda kv: (kv[0] == "SHA256SUMS", kv[0])):
-        path = os.path.join(directory, fname)
-        try:
-            with open(path, "rb") as handle:
-                if handle.read() == data:
-                    report.append((fname, "unchanged"))
-                    continue
-        except OSError:
-            pass
-        tmp = path + ".tmp"
-        with open(tmp, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-        report.append((fname, "written"))
+        report.append((fname, write_if_changed(os.path.join(directory, fname), data)))
     return report
 
 

@@ -25,3 +25,21 @@ def rooted(path, root=None):
     if not root or not os.path.isabs(path):
         return path
     return root + "/" + path.lstrip("/")
+
+
+def write_if_changed(path, data):
+    """Write ``data`` (bytes) to ``path`` atomically unless it already holds exactly that.
+
+    Returns "written" or "unchanged", so builders can report what a re-run really did.
+    """
+    try:
+        with open(path, "rb") as handle:
+            if handle.read() == data:
+                return "unchanged"
+    except OSError:
+        pass
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+    os.replace(tmp, path)
+    return "written"

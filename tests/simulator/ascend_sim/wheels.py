@@ -29,6 +29,8 @@ import sys
 import urllib.parse
 import zipfile
 
+from .paths import write_if_changed
+
 SERVING_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "serving")
 LOCAL_LABEL = "sim"
 
@@ -182,20 +184,6 @@ def planned_wheels(releases):
     return plan
 
 
-def _write_if_changed(path, data):
-    try:
-        with open(path, "rb") as handle:
-            if handle.read() == data:
-                return "unchanged"
-    except OSError:
-        pass
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-    os.replace(tmp, path)
-    return "written"
-
-
 _WHEEL_RE = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(-\d[^-]*)?-[^-]+-[^-]+-[^-]+\.whl$")
 
 
@@ -257,13 +245,13 @@ def build(out_dir, releases=None):
     os.makedirs(out_dir, exist_ok=True)
     report = []
     for fname, (dist, version, row) in sorted(planned_wheels(releases).items()):
-        status = _write_if_changed(os.path.join(out_dir, fname),
+        status = write_if_changed(os.path.join(out_dir, fname),
                                    build_wheel_bytes(dist, version, row))
         report.append((fname, status))
     for rel, data in sorted(index_pages(out_dir).items()):
         path = os.path.join(out_dir, *rel.split("/"))
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        report.append((rel, _write_if_changed(path, data)))
+        report.append((rel, write_if_changed(path, data)))
     return report
 
 
