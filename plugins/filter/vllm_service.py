@@ -1,0 +1,60 @@
+# -*- coding: utf-8 -*-
+# Apache License 2.0 (see LICENSE)
+"""Filters of the vllm_service role; the logic is in plugins/module_utils/vllm_service.py.
+Documentation: one ``<filter name>.yml`` file per filter next to this one."""
+
+from __future__ import (absolute_import, division, print_function)
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ascend.vllm.plugins.module_utils import vllm_service as vs
+
+
+def _call(function, *args):
+    try:
+        return function(*args)
+    except (vs.ServiceError, ValueError, TypeError) as exc:
+        raise AnsibleFilterError('%s: %s' % (function.__name__, exc))
+
+
+def vllm_merge_args(base, *layers):
+    return _call(vs.merge_args, base, *layers)
+
+
+def vllm_serve_argv(args):
+    return _call(vs.serve_argv, args)
+
+
+def vllm_chips_needed(args):
+    return _call(vs.chips_needed, args)
+
+
+def vllm_systemd_exec(argv):
+    return _call(vs.systemd_exec, argv)
+
+
+def vllm_numa_binding(plan, npus):
+    return _call(vs.numa_binding, plan, npus)
+
+
+def vllm_env_file(text):
+    return _call(vs.parse_env_file, text)
+
+
+def vllm_container_plan(chips, visible, install_path='/usr/local/Ascend', model_dir=None, extra_mounts=None):
+    return _call(vs.container_plan, chips, visible, install_path, model_dir, extra_mounts)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            'vllm_merge_args': vllm_merge_args,
+            'vllm_serve_argv': vllm_serve_argv,
+            'vllm_chips_needed': vllm_chips_needed,
+            'vllm_systemd_exec': vllm_systemd_exec,
+            'vllm_numa_binding': vllm_numa_binding,
+            'vllm_env_file': vllm_env_file,
+            'vllm_container_plan': vllm_container_plan,
+        }

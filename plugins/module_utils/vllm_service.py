@@ -1,0 +1,211 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+"""Pure helpers of the vllm_service role: serve arguments, systemd quoting, the NUMA binding,
+the chip count a configuration needs and the container's devices and mounts.
+
+Nothing here imports Ansible; plugins/filter/vllm_service.py exposes these as filters.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import re
+
+
+class ServiceError(Exception):
+    """Input the role cannot turn into a service definition."""
+
+
+_OPTION = re.compile(r'^[a-z0-9][a-z0-9-]*$')
+
+
+def _option_name(name):
+    text = str(name).strip()
+    if text.startswith('--'):
+        text = text[2:]
+    text = text.replace('_', '-')
+    if not _OPTION.match(text):
+        raise ServiceError('%r is not a vllm serve option name' % (name,))
+    return text
+
+
+def merge_args(*layers):
+    """Merge option dicts ({option: value}) in order; later layers win.
+
+    ``--max_model_len``, ``max-model-len`` and ``max_model_len`` name the same option. A value
+    of None or False removes the option (a flag switched off, a profile default dropped).
+    """
+    merged = {}
+    order = []
+    for layer in layers:
+        if layer is None:
+            continue
+        if not isinstance(layer, dict):
+            raise ServiceError('serve arguments must be a dict of option: value, got %r' % (layer,))
+        for key, value in layer.items():
+            name = _option_name(key)
+            if name not in merged:
+                order.append(name)
+            merged[name] = value
+    return dict((name, merged[name]) for name in order if merged[name] is not None and merged[name] is not False)
+
+
+def _value_text(value):
+    if isinstance(value, bool):
+        raise ServiceError('boolean value in the middle of a list')
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, sort_keys=True, separators=(',', ':'))
+    return str(value)
+
+
+def serve_argv(args):
+    """Merged option dict -> argv list: True is a bare flag, a list repeats the values after
+    one option (``--served-model-name a b``), a dict is passed as compact JSON (the
+    ``--additional-config`` style)."""
+    argv = []
+    for name, value in merge_args(args).items():
+        argv.append('--' + name)
+        if value is True:
+            continue
+        if isinstance(value, list):
+            argv.extend(_value_text(item) for item in value)
+        else:
+            argv.append(_value_text(value))
+    return argv
+
+
+def _int_option(args, name, default):
+    value = args.get(name, default)
+    try:
+        number = int(str(value))
+    except ValueError:
+        raise ServiceError('--%s is %r, not a whole number' % (name, value))
+    if number < 1:
+        raise ServiceError('--%s is %d, it must be at least 1' % (name, number))
+    return number
+
+
+def chips_needed(args):
+    """Chips one node's ``vllm serve`` uses: TP x PP x local DP (``--data-parallel-size-local``
+    when given, else ``--data-parallel-size``). Returns a dict with the factors and the product."""
+    merged = merge_args(args)
+    tp = _int_option(merged, 'tensor-parallel-size', 1)
+    pp = _int_option(merged, 'pipeline-parallel-size', 1)
+    dp = _int_option(merged, 'data-parallel-size', 1)
+    local = _int_option(merged, 'data-parallel-size-local', dp)
+    return {'tensor_parallel': tp, 'pipeline_parallel': pp, 'data_parallel': dp,
+            'data_parallel_local': local, 'chips': tp * pp * local}
+
+
+def systemd_exec(argv):
+    """argv -> a systemd ExecStart= value: every word double-quoted with backslash escapes,
+    ``$`` and ``%`` doubled so systemd expands neither variables nor specifiers."""
+    words = []
+    for word in argv:
+        text = str(word)
+        if '\n' in text or '\r' in text:
+            raise ServiceError('argument %r contains a line break' % (text,))
+        text = text.replace('\\', '\\\\').replace('"', '\\"').replace('$', '$$').replace('%', '%%')
+        words.append('"%s"' % text if re.search(r'[^A-Za-z0-9_@%+=:,./-]', text) or not text else text)
+    return ' '.join(words)
+
+
+def _cpulist(cpus):
+    """Sorted ints -> compact list ``0-3,8``."""
+    ranges = []
+    for cpu in sorted(set(cpus)):
+        if ranges and cpu == ranges[-1][1] + 1:
+            ranges[-1][1] = cpu
+        else:
+            ranges.append([cpu, cpu])
+    return ','.join('%d' % a if a == b else '%d-%d' % (a, b) for a, b in ranges)
+
+
+def parse_cpulist(text):
+    cpus = set()
+    for part in str(text or '').split(','):
+        part = part.strip()
+        if not part:
+            continue
+        if '-' in part:
+            low, high = part.split('-', 1)
+            cpus.update(range(int(low), int(high) + 1))
+        else:
+            cpus.add(int(part))
+    return sorted(cpus)
+
+
+def numa_binding(plan, npus):
+    """The CPUs and NUMA nodes of the NUMA-plan entries (``{npus, numa_nodes, cpus}``) that hold
+    any of ``npus``. Returns {cpus: cpulist, numa_nodes: [int], entries: n} or None when no
+    entry covers them (nothing to bind to)."""
+    wanted = set(int(n) for n in npus)
+    cpus = set()
+    nodes = set()
+    count = 0
+    for entry in plan or []:
+        if wanted & set(int(n) for n in entry.get('npus', [])):
+            count += 1
+            cpus.update(parse_cpulist(entry.get('cpus', '')))
+            nodes.update(int(n) for n in entry.get('numa_nodes', []))
+    if not count or not cpus or not nodes:
+        return None
+    return {'cpus': _cpulist(cpus), 'numa_nodes': sorted(nodes), 'entries': count}
+
+
+def parse_env_file(text):
+    """KEY=value lines of a systemd EnvironmentFile -> dict (quotes removed, comments skipped)."""
+    env = {}
+    for raw in (text or '').splitlines():
+        line = raw.strip()
+        if not line or line.startswith('#') or line.startswith(';') or '=' not in line:
+            continue
+        key, value = line.split('=', 1)
+        key = key.strip()
+        if key.startswith('export '):
+            key = key[len('export '):].strip()
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in '"\'':
+            value = value[1:-1]
+        env[key] = value
+    return env
+
+
+# Driver pieces a container needs from the host (DESIGN section 6), relative to the install path
+# when not absolute; all read-only.
+HOST_MOUNTS = ['/usr/local/dcmi', '/usr/local/bin/npu-smi', '{p}/driver/lib64', '{p}/driver/version.info',
+               '/etc/ascend_install.info']
+CONTROL_DEVICES = ['/dev/davinci_manager', '/dev/devmm_svm', '/dev/hisi_hdc']
+
+
+def container_plan(chips, visible, install_path='/usr/local/Ascend', model_dir=None, extra_mounts=None):
+    """Devices and bind mounts of a vllm-ascend container from npu_facts' ``chips``.
+
+    ``visible`` are the logical device ids the service uses (positions in npu-smi's chip list,
+    what ASCEND_RT_VISIBLE_DEVICES counts); each maps to ``/dev/davinci<device_id>`` (the
+    chip's device id when npu_facts read it, else its position). Inside the container the
+    chips are numbered again from 0, so its ASCEND_RT_VISIBLE_DEVICES is 0..n-1.
+    """
+    chips = list(chips or [])
+    devices = []
+    for logical in visible:
+        index = int(logical)
+        if index < 0 or index >= len(chips):
+            raise ServiceError('device %d is not one of the %d chips npu-smi lists' % (index, len(chips)))
+        device_id = chips[index].get('device_id')
+        devices.append('/dev/davinci%d' % (index if device_id is None else int(device_id)))
+    if len(set(devices)) != len(devices):
+        raise ServiceError('the devices %s are listed more than once' % ', '.join(str(v) for v in visible))
+    path = (install_path or '/usr/local/Ascend').rstrip('/')
+    mounts = ['%s:%s:ro' % (m.format(p=path), m.format(p=path)) for m in HOST_MOUNTS]
+    if model_dir:
+        mounts.append('%s:%s:ro' % (model_dir, model_dir))
+    for mount in extra_mounts or []:
+        mounts.append(mount)
+    return {
+        'devices': devices + CONTROL_DEVICES,
+        'volumes': mounts,
+        'env': {'ASCEND_RT_VISIBLE_DEVICES': ','.join(str(i) for i in range(len(devices)))},
+    }

@@ -1,0 +1,24 @@
+"""The vllm_service filters wrap module_utils.vllm_service and turn its errors into filter errors."""
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ascend.vllm.plugins.filter import vllm_service
+
+FILTERS = vllm_service.FilterModule().filters()
+
+
+def test_filters_are_registered():
+    assert sorted(FILTERS) == ['vllm_chips_needed', 'vllm_container_plan', 'vllm_env_file', 'vllm_merge_args',
+                               'vllm_numa_binding', 'vllm_serve_argv', 'vllm_systemd_exec']
+
+
+def test_merge_then_argv():
+    merged = FILTERS['vllm_merge_args']({'dtype': 'bfloat16', 'seed': 0}, {'seed': 7}, None)
+    assert FILTERS['vllm_serve_argv'](merged) == ['--dtype', 'bfloat16', '--seed', '7']
+
+
+def test_errors_become_filter_errors():
+    with pytest.raises(AnsibleFilterError, match='chips_needed: --tensor-parallel-size is 0, it must be at least 1'):
+        FILTERS['vllm_chips_needed']({'tensor-parallel-size': 0})
+    with pytest.raises(AnsibleFilterError, match='container_plan: device 3 is not one of the 1 chips'):
+        FILTERS['vllm_container_plan']([{'device_id': 0}], [3])

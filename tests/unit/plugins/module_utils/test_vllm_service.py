@@ -1,0 +1,107 @@
+"""Pure helpers of the vllm_service role: arguments, chip count, systemd quoting, NUMA, containers."""
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.module_utils import vllm_service as vs
+
+
+def test_merge_later_layers_win_and_spellings_are_one_option():
+    merged = vs.merge_args({'max-model-len': 32768, 'enforce_eager': True},
+                           {'--max_model_len': 16384, 'seed': 1})
+    assert merged == {'max-model-len': 16384, 'enforce-eager': True, 'seed': 1}
+    assert list(merged) == ['max-model-len', 'enforce-eager', 'seed']
+
+
+def test_merge_none_and_false_drop_an_option():
+    assert vs.merge_args({'enforce-eager': True, 'dtype': 'bfloat16'},
+                         {'enforce-eager': False, 'dtype': None}) == {}
+
+
+@pytest.mark.parametrize('bad', ['max model len', '--', 'Max-Len', ''])
+def test_bad_option_names_are_refused(bad):
+    with pytest.raises(vs.ServiceError, match='is not a vllm serve option name'):
+        vs.merge_args({bad: 1})
+
+
+def test_serve_argv_flags_lists_and_json():
+    argv = vs.serve_argv({'served-model-name': ['a', 'b'], 'trust-remote-code': True,
+                          'additional-config': {'torchair_graph_config': {'enabled': True}},
+                          'tensor-parallel-size': 2})
+    assert argv == ['--served-model-name', 'a', 'b', '--trust-remote-code',
+                    '--additional-config', '{"torchair_graph_config":{"enabled":true}}',
+                    '--tensor-parallel-size', '2']
+
+
+def test_chips_needed_uses_local_data_parallel_when_given():
+    assert vs.chips_needed({'tensor-parallel-size': 4, 'data-parallel-size': 4})['chips'] == 16
+    two_nodes = vs.chips_needed({'tp': 1, 'tensor-parallel-size': 4, 'data-parallel-size': 4,
+                                 'data-parallel-size-local': 2})
+    assert two_nodes['chips'] == 8 and two_nodes['data_parallel'] == 4
+    assert vs.chips_needed({})['chips'] == 1
+    assert vs.chips_needed({'pipeline_parallel_size': 2, 'tensor-parallel-size': 2})['chips'] == 4
+
+
+@pytest.mark.parametrize('value, message', [('two', "not a whole number"), (0, 'at least 1')])
+def test_chips_needed_refuses_bad_sizes(value, message):
+    with pytest.raises(vs.ServiceError, match=message):
+        vs.chips_needed({'tensor-parallel-size': value})
+
+
+def test_systemd_exec_quotes_what_systemd_would_expand():
+    line = vs.systemd_exec(['/opt/venv/bin/vllm', 'serve', '/m', '--additional-config', '{"a": "$HOME 50%"}'])
+    assert line == '/opt/venv/bin/vllm serve /m --additional-config "{\\"a\\": \\"$$HOME 50%%\\"}"'
+    assert vs.systemd_exec(['x', '']) == 'x ""'
+    with pytest.raises(vs.ServiceError, match='line break'):
+        vs.systemd_exec(['a\nb'])
+
+
+PLAN = [{'npus': [0, 1, 2, 3], 'numa_nodes': [0], 'cpus': '0-47', 'cpu_count': 48},
+        {'npus': [4, 5, 6, 7], 'numa_nodes': [2], 'cpus': '96-143', 'cpu_count': 48}]
+
+
+def test_numa_binding_covers_the_entries_holding_the_npus():
+    assert vs.numa_binding(PLAN, [0, 1]) == {'cpus': '0-47', 'numa_nodes': [0], 'entries': 1}
+    assert vs.numa_binding(PLAN, [3, 4]) == {'cpus': '0-47,96-143', 'numa_nodes': [0, 2], 'entries': 2}
+    assert vs.numa_binding(PLAN, [9]) is None
+    assert vs.numa_binding([], [0]) is None
+
+
+def test_parse_cpulist_round_trip():
+    assert vs.parse_cpulist('0-2,5, 7-8') == [0, 1, 2, 5, 7, 8]
+
+
+def test_parse_env_file():
+    text = ('# written by cann\nASCEND_TOOLKIT_HOME=/usr/local/Ascend/ascend-toolkit/latest\n'
+            'export PATH="/a:/b"\nEMPTY=\n\nnot a line\nQ=\'x y\'\n')
+    assert vs.parse_env_file(text) == {'ASCEND_TOOLKIT_HOME': '/usr/local/Ascend/ascend-toolkit/latest',
+                                       'PATH': '/a:/b', 'EMPTY': '', 'Q': 'x y'}
+
+
+CHIPS_A2 = [{'npu_id': i, 'chip_id': 0, 'device_id': None} for i in range(8)]
+CHIPS_A3 = [{'npu_id': i // 2, 'chip_id': i % 2, 'device_id': 15 - i} for i in range(16)]
+
+
+def test_container_plan_devices_and_mounts_of_design_section_6():
+    plan = vs.container_plan(CHIPS_A2, [2, 3], '/usr/local/Ascend/', '/var/lib/vllm/models')
+    assert plan['devices'] == ['/dev/davinci2', '/dev/davinci3', '/dev/davinci_manager', '/dev/devmm_svm',
+                               '/dev/hisi_hdc']
+    assert plan['volumes'] == ['/usr/local/dcmi:/usr/local/dcmi:ro',
+                               '/usr/local/bin/npu-smi:/usr/local/bin/npu-smi:ro',
+                               '/usr/local/Ascend/driver/lib64:/usr/local/Ascend/driver/lib64:ro',
+                               '/usr/local/Ascend/driver/version.info:/usr/local/Ascend/driver/version.info:ro',
+                               '/etc/ascend_install.info:/etc/ascend_install.info:ro',
+                               '/var/lib/vllm/models:/var/lib/vllm/models:ro']
+    assert plan['env'] == {'ASCEND_RT_VISIBLE_DEVICES': '0,1'}
+
+
+def test_container_plan_uses_the_device_ids_npu_facts_read():
+    plan = vs.container_plan(CHIPS_A3, [0, 1], '/opt/Ascend', extra_mounts=['/data:/data'])
+    assert plan['devices'][:2] == ['/dev/davinci15', '/dev/davinci14']
+    assert plan['volumes'][2] == '/opt/Ascend/driver/lib64:/opt/Ascend/driver/lib64:ro'
+    assert plan['volumes'][-1] == '/data:/data'
+
+
+def test_container_plan_refuses_unknown_or_repeated_chips():
+    with pytest.raises(vs.ServiceError, match='device 8 is not one of the 8 chips'):
+        vs.container_plan(CHIPS_A2, [7, 8])
+    with pytest.raises(vs.ServiceError, match='more than once'):
+        vs.container_plan(CHIPS_A2, [1, 1])
