@@ -51,17 +51,20 @@ for chip in 910b 910_93 310p; do
   PYTHONPATH="$REPO_ROOT/tests/simulator" python3 -m ascend_sim.packages build \
     --out "$SANDBOX_DIR/artifacts/$chip" --arch "$arch" --chip "$chip" >/dev/null
 done
-# The real PyPI wheels a serving venv needs besides the stand-ins (CANN's Python requirements),
-# for the nodes' Python 3.11 on this architecture, from the index of this machine's pip
-# configuration. Downloaded once: the stamp records the list, so a re-run asks no index.
-pypi_wheels=('numpy<2.0.0' decorator attrs psutil pyyaml sympy cloudpickle tornado)
+# The real PyPI wheels a serving venv needs besides the stand-ins: CANN's Python requirements
+# (the cann role's cann_python_requirements; numpy below 2 for CANN 8.x, any for 9.x), for the
+# nodes' Python 3.11 on this architecture, from the index of this machine's pip configuration.
+# Downloaded once: the stamp records the lists, so a re-run asks no index.
+pypi_wheels=(attrs decorator sympy cffi pyyaml pathlib2 psutil protobuf scipy requests absl-py wheel typing_extensions)
 stamp="$SANDBOX_DIR/wheels/.pypi-downloaded"
-if [ "$(cat "$stamp" 2>/dev/null)" != "${pypi_wheels[*]}" ]; then
+if [ "$(cat "$stamp" 2>/dev/null)" != "numpy<2.0.0 numpy ${pypi_wheels[*]}" ]; then
   mkdir -p "$SANDBOX_DIR/wheels"
-  "$VENV/bin/pip" download --quiet --only-binary=:all: --python-version 3.11 --implementation cp --abi cp311 \
-    --platform "manylinux2014_$arch" --platform "manylinux_2_17_$arch" --platform "manylinux_2_28_$arch" \
-    --dest "$SANDBOX_DIR/wheels" "${pypi_wheels[@]}"
-  printf '%s\n' "${pypi_wheels[*]}" > "$stamp"
+  for numpy in 'numpy<2.0.0' numpy; do
+    "$VENV/bin/pip" download --quiet --only-binary=:all: --python-version 3.11 --implementation cp --abi cp311 \
+      --platform "manylinux2014_$arch" --platform "manylinux_2_17_$arch" --platform "manylinux_2_28_$arch" \
+      --dest "$SANDBOX_DIR/wheels" "$numpy" "${pypi_wheels[@]}"
+  done
+  printf '%s\n' "numpy<2.0.0 numpy ${pypi_wheels[*]}" > "$stamp"
 fi
 # The index (simple/) covers every wheel of the directory, the downloaded ones too.
 PYTHONPATH="$REPO_ROOT/tests/simulator" python3 -m ascend_sim.wheels build --out "$SANDBOX_DIR/wheels" >/dev/null
