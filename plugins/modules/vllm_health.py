@@ -1,0 +1,238 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: vllm_health
+short_description: Health gate of a vLLM OpenAI-compatible server run by a systemd unit
+version_added: "0.1.0"
+description:
+  - Waits until C(GET /health) answers 200, then checks that C(GET /v1/models) lists the served
+    model name and that a real C(POST /v1/completions) returns tokens.
+  - While waiting it watches the systemd unit (O(unit)) - a unit that fails, stops, or is
+    restarted by systemd (its C(NRestarts) grows) ends the wait at once instead of after
+    O(timeout).
+  - Every failure message ends with the last O(journal_lines) lines of the unit's journal, so
+    the reason (a Python traceback of C(vllm serve)) is in the task's output.
+  - Read-only; runs in check mode too.
+author:
+  - ascend.vllm maintainers (@ascend-vllm)
+options:
+  url:
+    description: Base URL of the server, for example C(http://127.0.0.1:8000).
+    type: str
+    required: true
+  served_model_name:
+    description: Name C(/v1/models) must list; the completion asks for this model.
+    type: str
+    required: true
+  api_key:
+    description: Bearer token for C(/v1) routes, when the server requires one.
+    type: str
+  unit:
+    description: systemd unit running the server (watched while waiting; its journal is quoted on failure).
+    type: str
+  timeout:
+    description: Seconds to wait for C(/health) (model loading takes minutes on real weights).
+    type: int
+    default: 1800
+  interval:
+    description: Seconds between two polls.
+    type: float
+    default: 2
+  completion:
+    description: Send a completion request and require tokens back.
+    type: bool
+    default: true
+  prompt:
+    description: Prompt of the test completion.
+    type: str
+    default: The capital of France is
+  max_tokens:
+    description: C(max_tokens) of the test completion.
+    type: int
+    default: 8
+  journal_lines:
+    description: Lines of the unit's journal quoted in a failure message.
+    type: int
+    default: 40
+notes:
+  - Supports check mode.
+'''
+
+EXAMPLES = r'''
+- name: Health gate
+  ascend.vllm.vllm_health:
+    url: http://127.0.0.1:8000
+    served_model_name: deepseek-r1-distill-qwen-7b
+    unit: vllm-main.service
+    api_key: "{{ vllm_service_api_key }}"
+  register: gate
+'''
+
+RETURN = r'''
+health:
+  description: What the gate saw.
+  returned: success
+  type: dict
+  contains:
+    health_status:
+      description: HTTP status of /health.
+      type: int
+      sample: 200
+    models:
+      description: Model ids /v1/models listed.
+      type: list
+      elements: str
+    completion_tokens:
+      description: C(usage.completion_tokens) of the test completion (null when not asked).
+      type: int
+    completion_text:
+      description: Text of the test completion.
+      type: str
+    seconds_waited:
+      description: Seconds until /health answered 200.
+      type: float
+    main_pid:
+      description: Main PID of the unit when one was given.
+      type: int
+journal:
+  description: Journal tail of the unit (on failure).
+  returned: failure
+  type: str
+'''
+
+import json
+import time
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.urls import open_url
+from ansible.module_utils.six.moves.urllib.error import HTTPError, URLError
+from ansible.module_utils.common.text.converters import to_native
+
+from ansible_collections.ascend.vllm.plugins.module_utils import vllm_health as vh
+
+
+def _request(url, api_key=None, data=None, timeout=30):
+    headers = {'Accept': 'application/json'}
+    if api_key:
+        headers['Authorization'] = 'Bearer %s' % api_key
+    body = None
+    if data is not None:
+        headers['Content-Type'] = 'application/json'
+        body = json.dumps(data)
+    try:
+        response = open_url(url, data=body, headers=headers, method='POST' if data is not None else 'GET',
+                            timeout=timeout, use_proxy=False, validate_certs=False)
+        return response.getcode(), to_native(response.read())
+    except HTTPError as exc:
+        try:
+            text = to_native(exc.read())
+        except Exception:  # pylint: disable=broad-except
+            text = ''
+        return exc.code, text
+    except (URLError, OSError, IOError) as exc:
+        return None, to_native(getattr(exc, 'reason', exc))
+
+
+class Gate(object):
+    def __init__(self, module):
+        self.module = module
+        self.params = module.params
+        self.unit = self.params['unit']
+
+    def unit_state(self):
+        if not self.unit:
+            return None
+        rc, out, err = self.module.run_command(
+            ['systemctl', 'show', self.unit, '-p', 'ActiveState,SubState,NRestarts,MainPID,Result,ExecMainStatus'],
+            environ_update={'LC_ALL': 'C'})
+        if rc != 0:
+            return {'ActiveState': 'unknown', 'error': err.strip()}
+        return vh.parse_show(out)
+
+    def journal(self):
+        if not self.unit or self.params['journal_lines'] <= 0:
+            return ''
+        rc, out, err = self.module.run_command(
+            ['journalctl', '-u', self.unit, '-n', str(self.params['journal_lines']), '--no-pager', '-o', 'cat'],
+            environ_update={'LC_ALL': 'C'})
+        return out if rc == 0 else 'journalctl failed (rc %d): %s' % (rc, err.strip())
+
+    def fail(self, message, **extra):
+        journal = self.journal()
+        if journal:
+            message = '%s\nLast %d journal lines of %s:\n%s' % (message, self.params['journal_lines'], self.unit,
+                                                                journal.rstrip())
+        self.module.fail_json(msg=message, journal=journal, **extra)
+
+    def wait(self):
+        url = self.params['url'].rstrip('/')
+        start = time.time()
+        first = self.unit_state()
+        restarts = first.get('NRestarts') if first else None
+        last = None
+        while True:
+            state = self.unit_state()
+            problem = vh.unit_problem(state, restarts)
+            if problem:
+                self.fail('vllm_health: %s is %s before %s/health answered 200' % (self.unit, problem, url))
+            status, text = _request(url + '/health', timeout=10)
+            if status == 200:
+                return time.time() - start, state
+            last = status if status is not None else text
+            if time.time() - start >= self.params['timeout']:
+                self.fail('vllm_health: %s/health did not answer 200 within %d s (last answer: %s)'
+                          % (url, self.params['timeout'], last))
+            time.sleep(self.params['interval'])
+
+    def run(self):
+        url = self.params['url'].rstrip('/')
+        waited, state = self.wait()
+        key = self.params['api_key']
+        name = self.params['served_model_name']
+        status, text = _request(url + '/v1/models', key)
+        models, problem = vh.check_models(status, text, name)
+        if problem:
+            self.fail('vllm_health: %s/v1/models: %s' % (url, problem))
+        result = {'health_status': 200, 'models': models, 'seconds_waited': round(waited, 1),
+                  'completion_tokens': None, 'completion_text': None,
+                  'main_pid': int(state.get('MainPID', 0)) if state else None}
+        if self.params['completion']:
+            status, text = _request(url + '/v1/completions', key,
+                                    {'model': name, 'prompt': self.params['prompt'],
+                                     'max_tokens': self.params['max_tokens'], 'temperature': 0})
+            tokens, output, problem = vh.check_completion(status, text)
+            if problem:
+                self.fail('vllm_health: %s/v1/completions: %s' % (url, problem))
+            result['completion_tokens'] = tokens
+            result['completion_text'] = output
+        self.module.exit_json(changed=False, health=result)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            url=dict(type='str', required=True),
+            served_model_name=dict(type='str', required=True),
+            api_key=dict(type='str', no_log=True),
+            unit=dict(type='str'),
+            timeout=dict(type='int', default=1800),
+            interval=dict(type='float', default=2),
+            completion=dict(type='bool', default=True),
+            prompt=dict(type='str', default='The capital of France is'),
+            max_tokens=dict(type='int', default=8),
+            journal_lines=dict(type='int', default=40),
+        ),
+        supports_check_mode=True,
+    )
+    Gate(module).run()
+
+
+if __name__ == '__main__':
+    main()
