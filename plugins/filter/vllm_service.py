@@ -35,8 +35,8 @@ def vllm_systemd_exec(argv):
     return _call(vs.systemd_exec, argv)
 
 
-def vllm_numa_binding(plan, npus):
-    return _call(vs.numa_binding, plan, npus)
+def vllm_numa_binding(plan, npus, online_nodes=None):
+    return _call(vs.numa_binding, plan, npus, online_nodes)
 
 
 def vllm_env_file(text):

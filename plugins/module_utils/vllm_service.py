@@ -137,21 +137,31 @@ def parse_cpulist(text):
     return sorted(cpus)
 
 
-def numa_binding(plan, npus):
+def numa_binding(plan, npus, online_nodes=None):
     """The CPUs and NUMA nodes of the NUMA-plan entries (``{npus, numa_nodes, cpus}``) that hold
     any of ``npus``. Returns {cpus: cpulist, numa_nodes: [int], entries: n} or None when no
-    entry covers them (nothing to bind to)."""
+    entry covers them (nothing to bind to).
+
+    ``online_nodes`` (the node ids the kernel reports) drops nodes that do not exist from
+    ``numa_nodes``: a PCI device may name a node the running kernel does not have (NUMA turned
+    off in the firmware, a VM), and ``numactl --membind`` refuses such a node. The list is then
+    empty and only the CPUs are bound.
+    """
     wanted = set(int(n) for n in npus)
     cpus = set()
     nodes = set()
     count = 0
     for entry in plan or []:
+        if not isinstance(entry, dict):
+            raise ServiceError('a NUMA plan entry must be a dict with npus, numa_nodes and cpus, got %r' % (entry,))
         if wanted & set(int(n) for n in entry.get('npus', [])):
             count += 1
             cpus.update(parse_cpulist(entry.get('cpus', '')))
             nodes.update(int(n) for n in entry.get('numa_nodes', []))
-    if not count or not cpus or not nodes:
+    if not count or not cpus:
         return None
+    if online_nodes is not None:
+        nodes &= set(int(n) for n in online_nodes)
     return {'cpus': _cpulist(cpus), 'numa_nodes': sorted(nodes), 'entries': count}
 
 

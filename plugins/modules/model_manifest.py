@@ -78,6 +78,11 @@ files:
   returned: always
   type: int
   sample: 6
+digests:
+  description: The manifest as a dict, file name to expected sha256.
+  returned: always
+  type: dict
+  sample: {config.json: 3f0c0e9b...}
 needed:
   description: Files that are missing or differ from the manifest.
   returned: always
@@ -165,6 +170,7 @@ def main():
         changed=False,
         manifest_sha256=result['record']['manifest_sha256'],
         files=len(entries),
+        digests=dict(entries),
         needed=[b['name'] for b in result['mismatched']] + result['missing'],
         missing=result['missing'],
         mismatched=result['mismatched'],

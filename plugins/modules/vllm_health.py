@@ -226,7 +226,7 @@ def main():
             interval=dict(type='float', default=2),
             completion=dict(type='bool', default=True),
             prompt=dict(type='str', default='The capital of France is'),
-            max_tokens=dict(type='int', default=8),
+            max_tokens=dict(type='int', default=8, no_log=False),
             journal_lines=dict(type='int', default=40),
         ),
         supports_check_mode=True,

@@ -65,6 +65,13 @@ def test_numa_binding_covers_the_entries_holding_the_npus():
     assert vs.numa_binding([], [0]) is None
 
 
+def test_numa_binding_keeps_only_nodes_the_kernel_has():
+    assert vs.numa_binding(PLAN, [3, 4], online_nodes=[0]) == {'cpus': '0-47,96-143', 'numa_nodes': [0], 'entries': 2}
+    assert vs.numa_binding(PLAN, [4], online_nodes=[0])['numa_nodes'] == []
+    with pytest.raises(vs.ServiceError, match='must be a dict'):
+        vs.numa_binding(['0-47'], [0])
+
+
 def test_parse_cpulist_round_trip():
     assert vs.parse_cpulist('0-2,5, 7-8') == [0, 1, 2, 5, 7, 8]
 

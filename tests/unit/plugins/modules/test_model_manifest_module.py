@@ -53,6 +53,7 @@ def test_planned_reports_needed_files_without_failing_or_writing(run_module, mod
     failed, result = run_module(model_manifest, {'path': str(empty), 'manifest': manifest, 'state': 'planned'})
     assert not failed and not result['changed']
     assert result['needed'] == ['config.json', 'model.safetensors'] and result['files'] == 2
+    assert result['digests']['model.safetensors'] == hashlib.sha256(b'w' * 4096).hexdigest()
     assert list(empty.iterdir()) == []
 
 
