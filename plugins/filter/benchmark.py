@@ -1,0 +1,41 @@
+# -*- coding: utf-8 -*-
+# Apache License 2.0 (see LICENSE)
+"""Filters of the benchmark role; the logic is in plugins/module_utils/benchmark.py.
+Documentation: one ``<filter name>.yml`` file per filter next to this one."""
+
+from __future__ import (absolute_import, division, print_function)
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ascend.vllm.plugins.module_utils import benchmark as bm
+
+
+def _call(function, *args):
+    try:
+        return function(*args)
+    except (bm.BenchmarkError, ValueError, TypeError, KeyError) as exc:
+        raise AnsibleFilterError('%s: %s' % (function.__name__, exc))
+
+
+def benchmark_argv(params, tool='vllm_bench', cli='vllm'):
+    return _call(bm.command, tool, cli, params)
+
+
+def benchmark_summary(data, tool='vllm_bench', slo_ttft_p99_ms=None, slo_output_throughput=None,
+                      num_prompts=None):
+    return _call(bm.summarize, data, tool, slo_ttft_p99_ms, slo_output_throughput, num_prompts)
+
+
+def benchmark_table(rows):
+    return _call(bm.table, rows)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            'benchmark_argv': benchmark_argv,
+            'benchmark_summary': benchmark_summary,
+            'benchmark_table': benchmark_table,
+        }

@@ -1,0 +1,336 @@
+# -*- coding: utf-8 -*-
+# Apache License 2.0 (see LICENSE)
+"""Serving benchmarks: the command line of the load tool, its result JSON read into one summary, the
+verdict against the SLOs, and the Markdown table of all hosts. Pure functions, no Ansible imports.
+
+Tools:
+
+* ``vllm_bench`` - ``vllm bench serve`` (vllm/benchmarks/serve.py). ``--save-result`` writes one JSON
+  object whose keys are used as is: ``num_prompts``, ``completed``, ``failed`` (newer releases),
+  ``duration``, ``request_throughput``, ``output_throughput``, ``total_token_throughput``,
+  ``mean_ttft_ms``, ``median_ttft_ms``, ``p99_ttft_ms``, ``mean_tpot_ms``, ``median_tpot_ms``,
+  ``p99_tpot_ms``, ``mean_itl_ms``, ``median_itl_ms``, ``p99_itl_ms`` (percentiles come from
+  ``--metric-percentiles``, 99 by default). The API key is read from ``OPENAI_API_KEY``.
+* ``guidellm`` - ``guidellm benchmark``. ``--output-path FILE.json`` writes a report
+  ``{"benchmarks": [{"metrics": {...}}]}`` whose metrics are distribution summaries per request status:
+  ``request_totals`` {successful, incomplete, errored, total}, ``requests_per_second``,
+  ``output_tokens_per_second``, ``time_to_first_token_ms``, ``time_per_output_token_ms`` each with
+  ``successful.mean``, ``successful.median`` and ``successful.percentiles.p50/p99``. The API key is read
+  from ``GUIDELLM__OPENAI__API_KEY``.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+
+__metaclass__ = type
+
+import math
+
+TOOLS = ('vllm_bench', 'guidellm')
+
+# Environment variable each tool reads the API key from (never a command-line option: argv is logged).
+API_KEY_ENV = {'vllm_bench': 'OPENAI_API_KEY', 'guidellm': 'GUIDELLM__OPENAI__API_KEY'}
+
+# Keys of the vllm bench serve result that the summary needs.
+VLLM_REQUIRED = ('completed', 'request_throughput', 'output_throughput', 'median_ttft_ms', 'p99_ttft_ms',
+                 'p99_tpot_ms')
+
+SUMMARY_KEYS = ('tool', 'num_prompts', 'completed', 'failed', 'duration_s', 'request_throughput',
+                'output_throughput', 'ttft_mean_ms', 'ttft_p50_ms', 'ttft_p99_ms', 'tpot_p50_ms',
+                'tpot_p99_ms')
+
+
+class BenchmarkError(Exception):
+    """A result or a parameter that cannot be used; the message says which and why."""
+
+
+# ----------------------------------------------------------------------------------------- parameters
+def request_rate(value):
+    """``inf`` (any case, or None / empty) or a positive number, as the float the tools take."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ('', 'inf', 'infinity')):
+        return float('inf')
+    if isinstance(value, bool):
+        raise BenchmarkError('request rate must be a positive number or inf, got %r' % (value,))
+    try:
+        rate = float(value)
+    except (TypeError, ValueError):
+        raise BenchmarkError('request rate must be a positive number or inf, got %r' % (value,))
+    if math.isnan(rate) or rate <= 0:
+        raise BenchmarkError('request rate must be a positive number or inf, got %r' % (value,))
+    return rate
+
+
+def _rate_text(rate):
+    if math.isinf(rate):
+        return 'inf'
+    return ('%d' % rate) if rate == int(rate) else repr(rate)
+
+
+def _positive_int(params, key, optional=False):
+    value = params.get(key)
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise BenchmarkError('%s must be a positive integer, got %r' % (key, value))
+    return value
+
+
+def command(tool, cli, params):
+    """argv of one benchmark run.
+
+    *params*: ``base_url`` (``http://host:port``), ``model`` (served name), ``tokenizer`` (path or id,
+    may be empty), ``num_prompts``, ``request_rate`` (number or ``inf``), ``max_concurrency`` (None: no
+    limit), ``input_len``, ``output_len``, ``seed``, ``result_dir``, ``result_filename``; guidellm also
+    ``max_seconds`` (None: no limit).
+    """
+    if tool not in TOOLS:
+        raise BenchmarkError('unknown tool %r (known: %s)' % (tool, ', '.join(TOOLS)))
+    if not cli:
+        raise BenchmarkError('the path of the %s command is empty' % tool)
+    for key in ('base_url', 'model', 'result_dir', 'result_filename'):
+        if not params.get(key):
+            raise BenchmarkError('%s is required' % key)
+    num_prompts = _positive_int(params, 'num_prompts')
+    input_len = _positive_int(params, 'input_len')
+    output_len = _positive_int(params, 'output_len')
+    concurrency = _positive_int(params, 'max_concurrency', optional=True)
+    rate = request_rate(params.get('request_rate'))
+    seed = params.get('seed', 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise BenchmarkError('seed must be a non-negative integer, got %r' % (seed,))
+    tokenizer = params.get('tokenizer') or ''
+    base_url = str(params['base_url']).rstrip('/')
+
+    if tool == 'vllm_bench':
+        argv = [cli, 'bench', 'serve',
+                '--backend', 'openai', '--base-url', base_url, '--endpoint', '/v1/completions',
+                '--model', str(params['model'])]
+        if tokenizer:
+            argv += ['--tokenizer', str(tokenizer)]
+        argv += ['--dataset-name', 'random',
+                 '--random-input-len', str(input_len), '--random-output-len', str(output_len),
+                 '--num-prompts', str(num_prompts), '--request-rate', _rate_text(rate)]
+        if concurrency is not None:
+            argv += ['--max-concurrency', str(concurrency)]
+        argv += ['--seed', str(seed), '--disable-tqdm',
+                 '--save-result', '--result-dir', str(params['result_dir']),
+                 '--result-filename', str(params['result_filename'])]
+        return argv
+
+    # guidellm: one benchmark of the requested shape - a fixed concurrency, a Poisson rate, or as
+    # fast as the server takes them.
+    if concurrency is not None:
+        profile = ['--rate-type', 'concurrent', '--rate', str(concurrency)]
+    elif math.isinf(rate):
+        profile = ['--rate-type', 'throughput']
+    else:
+        profile = ['--rate-type', 'poisson', '--rate', _rate_text(rate)]
+    argv = [cli, 'benchmark', '--target', base_url, '--model', str(params['model'])]
+    if tokenizer:
+        argv += ['--processor', str(tokenizer)]
+    argv += ['--data', 'prompt_tokens=%d,output_tokens=%d' % (input_len, output_len)]
+    argv += profile
+    argv += ['--max-requests', str(num_prompts)]
+    if params.get('max_seconds'):
+        argv += ['--max-seconds', str(int(params['max_seconds']))]
+    argv += ['--random-seed', str(seed),
+             '--output-path', '%s/%s' % (str(params['result_dir']).rstrip('/'), params['result_filename'])]
+    return argv
+
+
+# ------------------------------------------------------------------------------------------ results
+def _number(data, key, where):
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise BenchmarkError('%s: %s is %s, a number was expected'
+                             % (where, key, 'missing' if key not in data else repr(value)))
+    return value
+
+
+def parse_vllm_bench(data):
+    """Summary of a ``vllm bench serve --save-result`` JSON object."""
+    where = 'vllm bench serve result'
+    if not isinstance(data, dict):
+        raise BenchmarkError('%s: a JSON object was expected, got %s' % (where, type(data).__name__))
+    missing = [key for key in VLLM_REQUIRED if key not in data]
+    if missing:
+        raise BenchmarkError('%s: missing %s (run with the default --metric-percentiles or one that '
+                             'includes 99)' % (where, ', '.join(missing)))
+    completed = int(_number(data, 'completed', where))
+    num_prompts = data.get('num_prompts')
+    num_prompts = int(num_prompts) if isinstance(num_prompts, (int, float)) and not isinstance(
+        num_prompts, bool) else None
+    failed = data.get('failed')
+    if not isinstance(failed, int) or isinstance(failed, bool):
+        # Releases before the "failed" key: what was asked minus what completed.
+        failed = (num_prompts - completed) if num_prompts is not None else 0
+    return {
+        'tool': 'vllm_bench',
+        'num_prompts': num_prompts,
+        'completed': completed,
+        'failed': failed,
+        'duration_s': data.get('duration'),
+        'request_throughput': float(_number(data, 'request_throughput', where)),
+        'output_throughput': float(_number(data, 'output_throughput', where)),
+        'ttft_mean_ms': data.get('mean_ttft_ms'),
+        'ttft_p50_ms': float(_number(data, 'median_ttft_ms', where)),
+        'ttft_p99_ms': float(_number(data, 'p99_ttft_ms', where)),
+        'tpot_p50_ms': data.get('median_tpot_ms'),
+        'tpot_p99_ms': float(_number(data, 'p99_tpot_ms', where)),
+    }
+
+
+def _successful(metrics, key, field, where):
+    summary = metrics.get(key)
+    if not isinstance(summary, dict) or not isinstance(summary.get('successful'), dict):
+        raise BenchmarkError('%s: metrics.%s.successful is missing' % (where, key))
+    successful = summary['successful']
+    if field.startswith('p'):
+        value = (successful.get('percentiles') or {}).get(field)
+        path = 'metrics.%s.successful.percentiles.%s' % (key, field)
+    else:
+        value = successful.get(field)
+        path = 'metrics.%s.successful.%s' % (key, field)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise BenchmarkError('%s: %s is %s, a number was expected'
+                             % (where, path, 'missing' if value is None else repr(value)))
+    return float(value)
+
+
+def parse_guidellm(data):
+    """Summary of the last benchmark of a ``guidellm benchmark`` JSON report."""
+    where = 'guidellm report'
+    if not isinstance(data, dict) or not isinstance(data.get('benchmarks'), list) or not data['benchmarks']:
+        raise BenchmarkError('%s: no benchmarks in the report' % where)
+    bench = data['benchmarks'][-1]
+    metrics = bench.get('metrics') if isinstance(bench, dict) else None
+    if not isinstance(metrics, dict):
+        raise BenchmarkError('%s: the benchmark has no metrics' % where)
+    totals = metrics.get('request_totals')
+    if not isinstance(totals, dict) or not isinstance(totals.get('successful'), int):
+        raise BenchmarkError('%s: metrics.request_totals.successful is missing' % where)
+    completed = totals['successful']
+    failed = int(totals.get('errored') or 0) + int(totals.get('incomplete') or 0)
+    total = totals.get('total')
+    duration = bench.get('duration')
+    return {
+        'tool': 'guidellm',
+        'num_prompts': int(total) if isinstance(total, int) else completed + failed,
+        'completed': completed,
+        'failed': failed,
+        'duration_s': duration if isinstance(duration, (int, float)) else None,
+        'request_throughput': _successful(metrics, 'requests_per_second', 'mean', where),
+        'output_throughput': _successful(metrics, 'output_tokens_per_second', 'mean', where),
+        'ttft_mean_ms': _successful(metrics, 'time_to_first_token_ms', 'mean', where),
+        'ttft_p50_ms': _successful(metrics, 'time_to_first_token_ms', 'p50', where),
+        'ttft_p99_ms': _successful(metrics, 'time_to_first_token_ms', 'p99', where),
+        'tpot_p50_ms': _successful(metrics, 'time_per_output_token_ms', 'p50', where),
+        'tpot_p99_ms': _successful(metrics, 'time_per_output_token_ms', 'p99', where),
+    }
+
+
+def parse_result(data, tool):
+    if tool == 'vllm_bench':
+        return parse_vllm_bench(data)
+    if tool == 'guidellm':
+        return parse_guidellm(data)
+    raise BenchmarkError('unknown tool %r (known: %s)' % (tool, ', '.join(TOOLS)))
+
+
+# ------------------------------------------------------------------------------------------ verdict
+def _slo(value, name):
+    if value is None or value == '':
+        return None
+    if isinstance(value, bool):
+        raise BenchmarkError('%s must be a number or null, got %r' % (name, value))
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise BenchmarkError('%s must be a number or null, got %r' % (name, value))
+    if math.isnan(value) or value < 0:
+        raise BenchmarkError('%s must be a non-negative number or null, got %r' % (name, value))
+    return value
+
+
+def _fmt(value):
+    """Numbers as people read them: 2 decimals, more for values below 0.01 (0.001 stays 0.001)."""
+    if value is None:
+        return '-'
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    value = float(value)
+    if value != 0 and abs(value) < 0.01:
+        return ('%.6f' % value).rstrip('0')
+    return '%.2f' % value
+
+
+def judge(summary, slo_ttft_p99_ms=None, slo_output_throughput=None, num_prompts=None):
+    """The summary plus ``verdict`` (``pass``/``fail``), ``missed`` (one dict per miss: ``metric``,
+    ``slo``, ``measured``, ``message``) and ``slo`` (the objectives, null = not judged).
+
+    Every request must complete (a failed request is a miss of its own); then TTFT p99 must not be above
+    *slo_ttft_p99_ms* and the output token throughput not below *slo_output_throughput*.
+    """
+    ttft_slo = _slo(slo_ttft_p99_ms, 'benchmark_slo_ttft_p99_ms')
+    tput_slo = _slo(slo_output_throughput, 'benchmark_slo_output_throughput')
+    result = dict(summary)
+    expected = num_prompts if num_prompts is not None else summary.get('num_prompts')
+    missed = []
+    completed = summary.get('completed') or 0
+    if expected is not None and completed < expected:
+        missed.append({
+            'metric': 'completed', 'slo': expected, 'measured': completed,
+            'message': '%d of %d requests completed (%d failed)'
+                       % (completed, expected, expected - completed),
+        })
+    if ttft_slo is not None and summary['ttft_p99_ms'] > ttft_slo:
+        missed.append({
+            'metric': 'ttft_p99_ms', 'slo': ttft_slo, 'measured': summary['ttft_p99_ms'],
+            'message': 'TTFT p99 %s ms is above benchmark_slo_ttft_p99_ms %s ms'
+                       % (_fmt(summary['ttft_p99_ms']), _fmt(ttft_slo)),
+        })
+    if tput_slo is not None and summary['output_throughput'] < tput_slo:
+        missed.append({
+            'metric': 'output_throughput', 'slo': tput_slo, 'measured': summary['output_throughput'],
+            'message': 'output throughput %s tok/s is below benchmark_slo_output_throughput %s tok/s'
+                       % (_fmt(summary['output_throughput']), _fmt(tput_slo)),
+        })
+    result['slo'] = {'ttft_p99_ms': ttft_slo, 'output_throughput': tput_slo}
+    result['missed'] = missed
+    result['verdict'] = 'fail' if missed else 'pass'
+    return result
+
+
+def summarize(data, tool, slo_ttft_p99_ms=None, slo_output_throughput=None, num_prompts=None):
+    return judge(parse_result(data, tool), slo_ttft_p99_ms, slo_output_throughput, num_prompts)
+
+
+# ------------------------------------------------------------------------------------------ report
+TABLE_HEADER = ('Host', 'Completed', 'Request/s', 'Output tok/s', 'TTFT p50 (ms)', 'TTFT p99 (ms)',
+                'TPOT p99 (ms)', 'Verdict')
+
+
+def _cell(text):
+    return str(text).replace('|', '\\|').replace('\n', ' ')
+
+
+def table(rows):
+    """Markdown table, one line per ``{host, summary}`` (summary null: the host has no result, with
+    ``error`` saying why)."""
+    lines = ['| ' + ' | '.join(TABLE_HEADER) + ' |',
+             '|' + '|'.join(['---'] + ['---:'] * 6 + ['---']) + '|']
+    for row in rows:
+        summary = row.get('summary')
+        if not summary:
+            cells = [row['host']] + ['-'] * 6 + ['no result: %s' % (row.get('error') or 'the run did not finish')]
+        else:
+            expected = summary.get('num_prompts')
+            completed = ('%d/%d' % (summary['completed'], expected) if expected is not None
+                         else str(summary['completed']))
+            verdict = summary.get('verdict', '-')
+            if summary.get('missed'):
+                verdict += ': ' + '; '.join(m['message'] for m in summary['missed'])
+            cells = [row['host'], completed, _fmt(summary['request_throughput']),
+                     _fmt(summary['output_throughput']), _fmt(summary['ttft_p50_ms']),
+                     _fmt(summary['ttft_p99_ms']), _fmt(summary['tpot_p99_ms']), verdict]
+        lines.append('| ' + ' | '.join(_cell(c) for c in cells) + ' |')
+    return '\n'.join(lines) + '\n'

@@ -1,0 +1,199 @@
+"""module_utils.benchmark: the load tools' command lines, their result JSON, the SLO verdict, the table."""
+import json
+
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.module_utils import benchmark as bm
+
+PARAMS = {
+    'base_url': 'http://10.88.0.5:8000/', 'model': 'deepseek-r1-distill-qwen-7b', 'tokenizer': '/models/ds',
+    'num_prompts': 20, 'request_rate': 'inf', 'max_concurrency': 4, 'input_len': 32, 'output_len': 16,
+    'seed': 7, 'result_dir': '/reports', 'result_filename': 'node1.json',
+}
+
+# What vllm bench serve --save-result writes (vllm/benchmarks/serve.py), abridged to its scalar keys.
+VLLM_RESULT = {
+    'date': '20250101-120000', 'endpoint_type': 'openai', 'backend': 'openai', 'label': None,
+    'model_id': 'deepseek-r1-distill-qwen-7b', 'tokenizer_id': '/models/ds', 'num_prompts': 20,
+    'request_rate': 'inf', 'burstiness': 1.0, 'max_concurrency': 4, 'duration': 2.5, 'completed': 20,
+    'failed': 0, 'total_input_tokens': 660, 'total_output_tokens': 320, 'request_throughput': 8.0,
+    'request_goodput': None, 'output_throughput': 128.0, 'total_token_throughput': 392.0,
+    'max_output_tokens_per_s': 150.0, 'max_concurrent_requests': 4, 'rtfx': 0.0,
+    'mean_ttft_ms': 21.5, 'median_ttft_ms': 20.25, 'std_ttft_ms': 1.0, 'p99_ttft_ms': 30.126,
+    'mean_tpot_ms': 20.0, 'median_tpot_ms': 20.0, 'std_tpot_ms': 0.5, 'p99_tpot_ms': 22.75,
+    'mean_itl_ms': 20.0, 'median_itl_ms': 20.0, 'std_itl_ms': 0.5, 'p99_itl_ms': 23.0,
+}
+
+
+def _dist(mean, p50, p99):
+    return {'successful': {'mean': mean, 'median': p50, 'percentiles': {'p50': p50, 'p99': p99}},
+            'errored': {'mean': 0.0}, 'incomplete': {'mean': 0.0}, 'total': {'mean': mean}}
+
+
+GUIDELLM_REPORT = {'benchmarks': [{'duration': 4.0, 'metrics': {
+    'request_totals': {'successful': 18, 'incomplete': 1, 'errored': 1, 'total': 20},
+    'requests_per_second': _dist(4.5, 4.5, 4.5),
+    'output_tokens_per_second': _dist(72.0, 70.0, 90.0),
+    'time_to_first_token_ms': _dist(40.0, 35.0, 80.0),
+    'time_per_output_token_ms': _dist(12.0, 11.0, 19.0),
+}}]}
+
+
+def test_vllm_bench_command_has_every_load_option_and_no_key():
+    argv = bm.command('vllm_bench', '/opt/venv/bin/vllm', PARAMS)
+    assert argv == [
+        '/opt/venv/bin/vllm', 'bench', 'serve', '--backend', 'openai', '--base-url', 'http://10.88.0.5:8000',
+        '--endpoint', '/v1/completions', '--model', 'deepseek-r1-distill-qwen-7b', '--tokenizer', '/models/ds',
+        '--dataset-name', 'random', '--random-input-len', '32', '--random-output-len', '16',
+        '--num-prompts', '20', '--request-rate', 'inf', '--max-concurrency', '4', '--seed', '7',
+        '--disable-tqdm', '--save-result', '--result-dir', '/reports', '--result-filename', 'node1.json']
+
+
+def test_vllm_bench_command_without_concurrency_and_tokenizer_with_a_rate():
+    params = dict(PARAMS, max_concurrency=None, tokenizer='', request_rate=2.5)
+    argv = bm.command('vllm_bench', 'vllm', params)
+    assert '--max-concurrency' not in argv and '--tokenizer' not in argv
+    assert argv[argv.index('--request-rate') + 1] == '2.5'
+    assert bm.command('vllm_bench', 'vllm', dict(params, request_rate=4.0))[
+        argv.index('--request-rate') + 1] == '4'
+
+
+@pytest.mark.parametrize('params, profile', [
+    ({}, ['--rate-type', 'concurrent', '--rate', '4']),
+    ({'max_concurrency': None}, ['--rate-type', 'throughput']),
+    ({'max_concurrency': None, 'request_rate': 3}, ['--rate-type', 'poisson', '--rate', '3']),
+])
+def test_guidellm_command_profiles(params, profile):
+    argv = bm.command('guidellm', 'guidellm', dict(PARAMS, max_seconds=600, **params))
+    assert argv[:8] == ['guidellm', 'benchmark', '--target', 'http://10.88.0.5:8000', '--model',
+                        'deepseek-r1-distill-qwen-7b', '--processor', '/models/ds']
+    assert argv[8:10] == ['--data', 'prompt_tokens=32,output_tokens=16']
+    assert argv[10:10 + len(profile)] == profile
+    assert argv[10 + len(profile):] == ['--max-requests', '20', '--max-seconds', '600', '--random-seed', '7',
+                                        '--output-path', '/reports/node1.json']
+
+
+@pytest.mark.parametrize('change, message', [
+    ({'num_prompts': 0}, 'num_prompts must be a positive integer, got 0'),
+    ({'input_len': '32'}, "input_len must be a positive integer, got '32'"),
+    ({'max_concurrency': 0}, 'max_concurrency must be a positive integer, got 0'),
+    ({'request_rate': 0}, 'request rate must be a positive number or inf, got 0'),
+    ({'request_rate': 'fast'}, "request rate must be a positive number or inf, got 'fast'"),
+    ({'seed': -1}, 'seed must be a non-negative integer, got -1'),
+    ({'model': ''}, 'model is required'),
+])
+def test_command_refuses_bad_parameters(change, message):
+    with pytest.raises(bm.BenchmarkError, match='^%s$' % message.replace('(', r'\(').replace(')', r'\)')):
+        bm.command('vllm_bench', 'vllm', dict(PARAMS, **change))
+
+
+def test_command_refuses_unknown_tool_and_empty_cli():
+    with pytest.raises(bm.BenchmarkError, match="unknown tool 'ab'"):
+        bm.command('ab', 'ab', PARAMS)
+    with pytest.raises(bm.BenchmarkError, match='the path of the vllm_bench command is empty'):
+        bm.command('vllm_bench', '', PARAMS)
+
+
+@pytest.mark.parametrize('value, rate', [('inf', float('inf')), ('INF', float('inf')), (None, float('inf')),
+                                         (2, 2.0), ('0.5', 0.5)])
+def test_request_rate(value, rate):
+    assert bm.request_rate(value) == rate
+
+
+def test_parse_vllm_bench_keeps_the_real_keys():
+    summary = bm.parse_vllm_bench(json.loads(json.dumps(VLLM_RESULT)))
+    assert summary == {
+        'tool': 'vllm_bench', 'num_prompts': 20, 'completed': 20, 'failed': 0, 'duration_s': 2.5,
+        'request_throughput': 8.0, 'output_throughput': 128.0, 'ttft_mean_ms': 21.5, 'ttft_p50_ms': 20.25,
+        'ttft_p99_ms': 30.126, 'tpot_p50_ms': 20.0, 'tpot_p99_ms': 22.75}
+
+
+def test_parse_vllm_bench_older_release_without_failed_key():
+    data = dict(VLLM_RESULT, completed=17)
+    del data['failed']
+    assert bm.parse_vllm_bench(data)['failed'] == 3
+
+
+def test_parse_vllm_bench_names_missing_keys():
+    data = dict(VLLM_RESULT)
+    del data['p99_ttft_ms'], data['p99_tpot_ms']
+    with pytest.raises(bm.BenchmarkError, match='missing p99_ttft_ms, p99_tpot_ms'):
+        bm.parse_vllm_bench(data)
+    with pytest.raises(bm.BenchmarkError, match='output_throughput is None, a number was expected'):
+        bm.parse_vllm_bench(dict(VLLM_RESULT, output_throughput=None))
+    with pytest.raises(bm.BenchmarkError, match='a JSON object was expected, got list'):
+        bm.parse_vllm_bench([])
+
+
+def test_parse_guidellm_report():
+    summary = bm.parse_guidellm(GUIDELLM_REPORT)
+    assert summary == {
+        'tool': 'guidellm', 'num_prompts': 20, 'completed': 18, 'failed': 2, 'duration_s': 4.0,
+        'request_throughput': 4.5, 'output_throughput': 72.0, 'ttft_mean_ms': 40.0, 'ttft_p50_ms': 35.0,
+        'ttft_p99_ms': 80.0, 'tpot_p50_ms': 11.0, 'tpot_p99_ms': 19.0}
+
+
+def test_parse_guidellm_names_what_is_missing():
+    with pytest.raises(bm.BenchmarkError, match='no benchmarks in the report'):
+        bm.parse_guidellm({'benchmarks': []})
+    report = json.loads(json.dumps(GUIDELLM_REPORT))
+    del report['benchmarks'][0]['metrics']['time_to_first_token_ms']['successful']['percentiles']['p99']
+    with pytest.raises(bm.BenchmarkError,
+                       match='metrics.time_to_first_token_ms.successful.percentiles.p99 is missing'):
+        bm.parse_guidellm(report)
+
+
+def test_judge_passes_within_the_slos():
+    result = bm.summarize(VLLM_RESULT, 'vllm_bench', 31, 100)
+    assert result['verdict'] == 'pass'
+    assert result['missed'] == []
+    assert result['slo'] == {'ttft_p99_ms': 31.0, 'output_throughput': 100.0}
+
+
+def test_judge_null_slos_are_not_judged():
+    result = bm.summarize(dict(VLLM_RESULT, p99_ttft_ms=1e6, output_throughput=0.1), 'vllm_bench')
+    assert result['verdict'] == 'pass'
+    assert result['slo'] == {'ttft_p99_ms': None, 'output_throughput': None}
+
+
+def test_judge_names_metric_slo_and_measured_value():
+    result = bm.summarize(VLLM_RESULT, 'vllm_bench', 0.001, 500)
+    assert result['verdict'] == 'fail'
+    assert [m['message'] for m in result['missed']] == [
+        'TTFT p99 30.13 ms is above benchmark_slo_ttft_p99_ms 0.001 ms',
+        'output throughput 128.00 tok/s is below benchmark_slo_output_throughput 500.00 tok/s']
+    assert result['missed'][0]['measured'] == 30.126 and result['missed'][0]['slo'] == 0.001
+
+
+def test_judge_exact_slo_is_met():
+    assert bm.summarize(VLLM_RESULT, 'vllm_bench', 30.126, 128)['verdict'] == 'pass'
+
+
+def test_judge_failed_requests_fail_the_run():
+    result = bm.summarize(dict(VLLM_RESULT, completed=17, failed=3), 'vllm_bench')
+    assert result['verdict'] == 'fail'
+    assert result['missed'][0]['message'] == '17 of 20 requests completed (3 failed)'
+    # The number the play sent wins over the tool's own count.
+    assert bm.summarize(VLLM_RESULT, 'vllm_bench', num_prompts=25)['missed'][0]['measured'] == 20
+
+
+@pytest.mark.parametrize('slo', [-1, 'fast', True])
+def test_judge_refuses_bad_slos(slo):
+    with pytest.raises(bm.BenchmarkError, match='benchmark_slo_ttft_p99_ms must be'):
+        bm.summarize(VLLM_RESULT, 'vllm_bench', slo)
+
+
+def test_table_rows():
+    passed = bm.summarize(VLLM_RESULT, 'vllm_bench', 100)
+    failed = bm.summarize(VLLM_RESULT, 'vllm_bench', 0.001)
+    text = bm.table([{'host': 'node1', 'summary': passed}, {'host': 'node|2', 'summary': failed},
+                     {'host': 'node3', 'summary': None, 'error': 'connection refused'}])
+    lines = text.splitlines()
+    assert lines[0] == ('| Host | Completed | Request/s | Output tok/s | TTFT p50 (ms) | TTFT p99 (ms) '
+                        '| TPOT p99 (ms) | Verdict |')
+    assert lines[1] == '|---|---:|---:|---:|---:|---:|---:|---|'
+    assert lines[2] == '| node1 | 20/20 | 8.00 | 128.00 | 20.25 | 30.13 | 22.75 | pass |'
+    assert lines[3] == ('| node\\|2 | 20/20 | 8.00 | 128.00 | 20.25 | 30.13 | 22.75 '
+                        '| fail: TTFT p99 30.13 ms is above benchmark_slo_ttft_p99_ms 0.001 ms |')
+    assert lines[4] == '| node3 | - | - | - | - | - | - | no result: connection refused |'
+    assert text.endswith('\n') and len(lines) == 5
