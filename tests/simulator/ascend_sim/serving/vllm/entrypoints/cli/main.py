@@ -10,8 +10,10 @@ def main():
     parser.add_argument("-v", "--version", action="version", version=__version__)
     subparsers = parser.add_subparsers(required=False, dest="subparser")
     from vllm.entrypoints.cli import serve
+    from vllm.entrypoints.cli.benchmark import main as bench
 
     serve_parser = serve.subparser_init(subparsers)
+    bench.subparser_init(subparsers)
     args = parser.parse_args()
     if hasattr(args, "dispatch_function"):
         sys.exit(args.dispatch_function(args, serve_parser))

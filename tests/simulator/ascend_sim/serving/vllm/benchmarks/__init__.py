@@ -1,0 +1,1 @@
+"""``vllm bench`` benchmarks (only ``serve`` in this build)."""
