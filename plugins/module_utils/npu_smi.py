@@ -26,6 +26,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.command import (
     is_executable_file,
 )
 from ansible_collections.ascend.vllm.plugins.module_utils.pci import (
+    chip_family,
     list_npu_devices,
     normalize_bus_id,
     read_numa_node,
@@ -601,6 +602,7 @@ def empty_facts():
         'npu_count': 0,
         'chip_count': 0,
         'chip_name': None,
+        'chip_family': None,
         'soc_version': None,
         'healthy': False,
         'chips': [],
@@ -628,8 +630,9 @@ def gather_npu_facts(run, npu_smi, install_path=DEFAULT_INSTALL_PATH, sysfs_root
     facts['driver_version'] = read_version_file(os.path.join(install_path, 'driver', 'version.info'))
     facts['firmware_version'] = read_version_file(os.path.join(install_path, 'firmware', 'version.info'))
 
+    devices = list_npu_devices(sysfs_root)
+    facts['chip_family'] = chip_family(devices)
     if not npu_smi:
-        devices = list_npu_devices(sysfs_root)
         if devices:
             facts['present'] = True
             facts['npu_count'] = len(devices)
@@ -653,7 +656,7 @@ def gather_npu_facts(run, npu_smi, install_path=DEFAULT_INSTALL_PATH, sysfs_root
     facts['processes'] = table['processes']
     facts['chip_count'] = len(chips)
     facts['npu_count'] = len(set(chip['npu_id'] for chip in chips))
-    facts['present'] = bool(chips) or bool(list_npu_devices(sysfs_root))
+    facts['present'] = bool(chips) or bool(devices)
     facts['chip_name'] = chips[0]['name'] if chips else None
     facts['healthy'] = bool(chips) and all(chip['health'] == 'OK' for chip in chips)
     for chip in chips:

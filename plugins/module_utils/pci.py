@@ -14,6 +14,13 @@ HUAWEI_VENDOR_ID = '0x19e5'
 # Device ids of Ascend NPUs: 310, 310B (d105/d107), 310P, 910, 910B, 910_93.
 NPU_DEVICE_IDS = frozenset(['0xd100', '0xd105', '0xd107', '0xd500', '0xd801', '0xd802', '0xd803'])
 
+# Chip family of each NPU device id: the names the vendor packages use (Ascend-hdk-910b-...,
+# Ascend-cann-910_93-ops...). Known with or without a driver, from the PCI bus alone.
+NPU_FAMILIES = {
+    '0xd100': '310', '0xd105': '310b', '0xd107': '310b', '0xd500': '310p',
+    '0xd801': '910', '0xd802': '910b', '0xd803': '910_93',
+}
+
 # Kunpeng servers carry many other Huawei functions (NICs, SAS, ZIP/SEC engines, USB), so the
 # vendor id alone is not enough. Unknown future NPUs are still recognised by class "processing
 # accelerator" plus an Ascend-style 0xdXXX device id; the Kunpeng engines use 0xaXXX ids.
@@ -80,6 +87,16 @@ def is_npu_function(vendor, device, pci_class):
     if device in NPU_DEVICE_IDS:
         return True
     return pci_class.startswith(_ACCELERATOR_CLASS_PREFIX) and device.startswith('0xd')
+
+
+def chip_family(devices):
+    """Chip family of the first NPU function of ``devices`` (list_npu_devices) with a known id,
+    or None."""
+    for device in devices:
+        family = NPU_FAMILIES.get((device.get('device') or '').lower())
+        if family:
+            return family
+    return None
 
 
 def list_npu_devices(sysfs_root):

@@ -110,6 +110,7 @@ ansible_facts:
         npu_count: 8
         chip_count: 8
         chip_name: 910B2
+        chip_family: 910b
         soc_version: ascend910b2
         healthy: true
         chips:
@@ -175,6 +176,13 @@ ansible_facts:
           description: Name column of the first chip.
           type: str
           sample: 910B3
+        chip_family:
+          description:
+            - Chip family of the NPUs as the vendor packages name it (C(910b), C(910_93), C(310p); C(910),
+              C(310), C(310b) for chips vLLM does not serve), from the PCI device id of the first NPU
+              function - known before any driver is installed; null without an Ascend PCI function.
+          type: str
+          sample: 910b
         soc_version:
           description:
             - SoC name for CANN/vllm-ascend builds (C(ascend910b3), C(ascend910_9392),

@@ -45,6 +45,7 @@ def test_a2_facts(recording_runner, fixture_text, tmp_path):
         'present': True, 'npu_smi_path': NPU_SMI, 'npu_smi_version': '24.1.0',
         'driver_version': None, 'firmware_version': None, 'npu_count': 8, 'chip_count': 8,
         'chip_name': '910B2', 'soc_version': 'ascend910b2', 'healthy': True, 'processes': [],
+        'chip_family': None,   # no PCI tree in tmp_path
     }
     assert [c['bus_id'] for c in chips] == [
         '0000:c1:00.0', '0000:01:00.0', '0000:c2:00.0', '0000:02:00.0',
@@ -214,7 +215,7 @@ def test_no_npu_smi_and_no_pci_device_is_absent_not_an_error(recording_runner, s
     assert facts == {
         'present': False, 'npu_smi_path': None, 'npu_smi_version': None, 'driver_version': None,
         'firmware_version': None, 'npu_count': 0, 'chip_count': 0, 'chip_name': None,
-        'soc_version': None, 'healthy': False, 'chips': [], 'processes': [],
+        'soc_version': None, 'healthy': False, 'chips': [], 'processes': [], 'chip_family': None,
     }
 
 
@@ -222,6 +223,7 @@ def test_pci_devices_without_npu_smi_mean_driver_missing(recording_runner, kunpe
     facts, warnings = gather_npu_facts(recording_runner(), None, install_path='/usr/local/Ascend',
                                        sysfs_root=kunpeng.root)
     assert (facts['present'], facts['npu_count'], facts['chip_count'], facts['chips']) == (True, 8, 8, [])
+    assert facts['chip_family'] == '910b'
     assert warnings == [
         'found 8 Ascend NPU PCI function(s) (0000:01:00.0, 0000:02:00.0, 0000:41:00.0, '
         '0000:42:00.0, 0000:81:00.0, 0000:82:00.0, 0000:c1:00.0, 0000:c2:00.0) but no npu-smi: '

@@ -29,7 +29,9 @@ A2_ROWS = [
 
 
 def a2_facts(npu_smi, numa=True, soc='ascend910b2'):
+    # numa: the Kunpeng sysfs tree (8 x 0xd802) is there; without it no PCI function is read.
     return {
+        'chip_family': '910b' if numa else None,
         'present': True, 'npu_smi_path': npu_smi, 'npu_smi_version': '24.1.0',
         'driver_version': None, 'firmware_version': None, 'npu_count': 8, 'chip_count': 8,
         'chip_name': '910B2', 'soc_version': soc, 'healthy': True, 'processes': [],
@@ -110,6 +112,9 @@ def test_pci_only_is_present_with_driver_warning(run_module, kunpeng, tmp_path, 
     assert not failed
     facts = result['ansible_facts']['ascend_npu']
     assert (facts['present'], facts['npu_count'], facts['healthy']) == (True, 8, False)
+    # The family is known before any driver: the roles plan the packages from it.
+    assert facts['chip_family'] == '910b'
+    assert facts['soc_version'] is None
     assert 'the NPU driver is not installed' in result['warnings'][0]
 
 

@@ -1,0 +1,13 @@
+"""Chip family from the PCI device ids of the NPU functions."""
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.module_utils.pci import chip_family
+
+
+@pytest.mark.parametrize('ids, family', [
+    (['0xd802'], '910b'), (['0xd803', '0xd803'], '910_93'), (['0xD500'], '310p'), (['0xd801'], '910'),
+    (['0xd9ff', '0xd802'], '910b'),   # an unknown future id is skipped, the known one names the family
+    (['0xd9ff'], None), ([], None),
+])
+def test_chip_family_from_device_ids(ids, family):
+    assert chip_family([{'device': i} for i in ids]) == family
