@@ -21,7 +21,7 @@ description:
     C(free), C(df), C(lspci -d 19e5:), C(sysctl -a), addresses, failed units, the tail of C(dmesg)).
   - Every text placed in the bundle is redacted first - the values in O(redact_values) wherever they
     occur, values of secret-looking names (C(*API_KEY*), C(*TOKEN*), C(*PASSWORD*), C(*SECRET*), ...)
-    in C(KEY=value), C(key: value) and JSON, secret command-line options (C(--api-key X)), bearer
+    in C(KEY=value) lines, YAML mappings and JSON, secret command-line options (C(--api-key X)), bearer
     tokens and passwords in URLs - and RV(redactions) counts the replacements.
   - A command that is missing or fails does not stop the collection; its exit status and error go
     into C(summary.txt) and RV(sections). Each command runs under C(timeout) when that exists.

@@ -811,7 +811,7 @@ def _dp_args(node, rpc_port, *extra):
 
 def test_dp_head_is_ready_only_while_every_remote_rank_is_registered(node):
     rpc = free_port()
-    env = node.env(ASCEND_SIM_DP_HEARTBEAT_SECONDS="0.1", ASCEND_SIM_DP_TIMEOUT_SECONDS="1")
+    env = node.env(ASCEND_SIM_DP_HEARTBEAT_SECONDS="0.1", ASCEND_SIM_DP_TIMEOUT_SECONDS="3")
     head = Server(node, _dp_args(node, rpc), env=env)
     workers = []
     try:
@@ -844,7 +844,7 @@ def test_dp_head_is_ready_only_while_every_remote_rank_is_registered(node):
 
 def test_dp_worker_reconnects_after_the_head_restarts(node):
     rpc = free_port()
-    env = node.env(ASCEND_SIM_DP_HEARTBEAT_SECONDS="0.1", ASCEND_SIM_DP_TIMEOUT_SECONDS="1")
+    env = node.env(ASCEND_SIM_DP_HEARTBEAT_SECONDS="0.1", ASCEND_SIM_DP_TIMEOUT_SECONDS="3")
     worker = Server(node, _dp_args(node, rpc, "--headless", "-dpr", "2"), env=env)
     head = second = None
     try:

@@ -1,0 +1,100 @@
+"""awx/configure.yml and awx/vars/controller.yml: checked and rendered without contacting AWX."""
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[3]
+DATA = yaml.safe_load((REPO / 'awx' / 'vars' / 'controller.yml').read_text())
+PLAYBOOK_BIN = Path(sys.executable).parent / 'ansible-playbook'
+
+
+def documented_variables():
+    """Every option of every role entry point, and the playbooks' documented extra variables."""
+    names = set()
+    for spec in REPO.glob('roles/*/meta/argument_specs.yml'):
+        for entry in yaml.safe_load(spec.read_text())['argument_specs'].values():
+            names.update(entry.get('options', {}))
+    return names
+
+
+def run_validate(*extra):
+    env = dict(os.environ, ANSIBLE_STDOUT_CALLBACK='ansible.posix.json', ANSIBLE_CONFIG=str(REPO / 'ansible.cfg'))
+    argv = [str(PLAYBOOK_BIN), 'awx/configure.yml', '-t', 'validate',
+            '-e', 'ansible_python_interpreter=%s' % sys.executable] + list(extra)
+    result = subprocess.run(argv, cwd=str(REPO), env=env, capture_output=True, text=True, check=False, timeout=120)
+    # The timing callback of ansible.cfg prints around the JSON document.
+    start = result.stdout.index('\n{') + 1 if not result.stdout.startswith('{') else 0
+    report, dummy = json.JSONDecoder().raw_decode(result.stdout[start:])
+    return result.returncode, report
+
+
+def task_result(report, name):
+    for task in report['plays'][0]['tasks']:
+        if task['task']['name'] == name:
+            return task['hosts']['localhost']
+    raise AssertionError('task %r did not run' % name)
+
+
+def test_every_job_template_runs_a_playbook_of_this_repository():
+    for template in DATA['awx_job_templates']:
+        assert (REPO / template['playbook']).is_file(), template['name']
+
+
+def test_job_templates_for_site_verify_and_diagnostics():
+    playbooks = {t['playbook'] for t in DATA['awx_job_templates']}
+    assert {'site.yml', 'playbooks/verify.yml', 'playbooks/diagnostics.yml'} <= playbooks
+
+
+def test_survey_variables_are_documented_role_options():
+    documented = documented_variables()
+    for template in DATA['awx_job_templates']:
+        for question in template['survey']:
+            assert question['variable'] in documented, (template['name'], question['variable'])
+
+
+def test_schedules_name_a_job_template_and_carry_an_rrule():
+    names = {t['name'] for t in DATA['awx_job_templates']}
+    for schedule in DATA['awx_schedules']:
+        assert schedule['job_template'] in names
+        assert re.match(r'^DTSTART:\d{8}T\d{6}Z RRULE:FREQ=(DAILY|WEEKLY|MONTHLY|HOURLY)(;[A-Z]+=[A-Z0-9,]+)*$',
+                        schedule['rrule']), schedule['rrule']
+
+
+def test_validate_renders_the_survey_specs_awx_expects():
+    rc, report = run_validate('-e', 'awx_controller_password=from-vault')
+    assert rc == 0
+    specs = task_result(report, 'Render the survey specs')['ansible_facts']['awx_survey_specs']
+    site = specs['ascend.vllm site']
+    assert site['name'] == 'ascend.vllm site'
+    release = [q for q in site['spec'] if q['variable'] == 'ascend_stack_release'][0]
+    # every release of the stack matrix, newline separated as AWX stores them
+    assert release['choices'].split('\n') == ['0.9.1', '0.11.0', '0.13.0', '0.18.0', '0.23.0']
+    assert release['default'] == '0.23.0'
+    assert release['type'] == 'multiplechoice' and release['required'] is True
+    assert release['question_description'] == release['question_name']
+    drift = [q for q in specs['ascend.vllm verify']['spec'] if q['variable'] == 'verify_fail_on_drift'][0]
+    assert drift['choices'] == 'true\nfalse' and drift['default'] == 'true'
+    assert specs['ascend.vllm diagnostics']['spec'] == []
+
+
+def test_missing_credentials_fail_before_awx_is_contacted():
+    rc, report = run_validate()
+    assert rc == 2
+    failed = task_result(report, 'Check the configuration before changing AWX')
+    assert failed['failed']
+    assert failed['msg'].startswith('awx_controller_host must be an http(s) URL, awx_controller_password or '
+                                    'awx_controller_oauthtoken must be set (from Vault)')
+
+
+@pytest.mark.parametrize('release', ['0.23.0'])
+def test_default_release_matches_the_matrix(release):
+    rc, report = run_validate('-e', 'awx_controller_password=x')
+    specs = task_result(report, 'Render the survey specs')['ansible_facts']['awx_survey_specs']
+    assert [q for q in specs['ascend.vllm site']['spec']
+            if q['variable'] == 'ascend_stack_release'][0]['default'] == release
