@@ -3,7 +3,8 @@
 # the collection, and every Molecule scenario. Every stage runs and reports; the exit code is
 # non-zero when any stage failed. Pick stages by name: scripts/test.sh unit lint
 # Stages: setup bed unit yamllint ansible-lint changelog sanity build molecule
-# MOLECULE_SCENARIOS="default npu_driver" limits the scenarios (default: all under molecule/).
+# MOLECULE_SCENARIOS="default npu_driver" limits the scenarios (default: all under molecule/);
+# ASCEND_MOLECULE_JOBS=1 runs them one after another.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$REPO_ROOT"
@@ -37,15 +38,62 @@ stage_build() {
   rm -rf "$out"
   [ -z "$junk" ] || { echo "build junk in the collection tarball:"; echo "$junk"; return 1; }
 }
+# Scenarios run side by side (ASCEND_MOLECULE_JOBS, default 2): most of a scenario's time is spent
+# waiting on systemd, installers and health gates inside its own containers, so two lanes keep
+# both cores busy. Longest first, so the lanes end together; scenarios not listed go first.
+molecule_order="operations multinode vllm_service site npu_driver cann ray_cluster hccn kernel_tuning
+  benchmark preflight simulator diagnostics modules default"
+# These change host-global kernel state (huge pages, sysctls) and restore it afterwards; they take
+# one lock so they never overlap each other.
+host_global_scenarios=" modules kernel_tuning "
+molecule_one() {
+  local s=$1 start rc
+  start=$(date +%s)
+  if [[ $host_global_scenarios == *" $s "* ]]; then
+    flock "$logs/host-global.lock" molecule test -s "$s" >"$logs/molecule-$s.log" 2>&1
+  else
+    molecule test -s "$s" >"$logs/molecule-$s.log" 2>&1
+  fi
+  rc=$?
+  echo "$rc $(( $(date +%s) - start ))" >"$logs/molecule-$s.result"
+}
+# molecule_reap: waits for one running scenario, reports it and drops it from the running list.
+molecule_reap() {
+  local done_pid p left=()
+  wait -n -p done_pid "${running[@]}"
+  molecule_report "${scenario_of[$done_pid]}"
+  for p in "${running[@]}"; do [ "$p" = "$done_pid" ] || left+=("$p"); done
+  running=("${left[@]}")
+}
+molecule_report() {
+  local s=$1 rc secs
+  read -r rc secs <"$logs/molecule-$s.result"
+  log "stage molecule:$s (log follows)"
+  cat "$logs/molecule-$s.log"
+  STAGES+=("$(printf '%-28s %5ss  %s' "molecule:$s" "$secs" "$([ "$rc" -eq 0 ] && echo ok || echo "FAILED (rc $rc)")")")
+  [ "$rc" -eq 0 ] || FAILED_STAGES+=("molecule:$s")
+}
 stage_molecule() {
-  local scenarios=${MOLECULE_SCENARIOS:-} rc=0 s
+  local scenarios=${MOLECULE_SCENARIOS:-} jobs=${ASCEND_MOLECULE_JOBS:-2} s ordered=() pid
+  # Read by molecule_reap (bash's dynamic scope).
+  local running=()
+  local -A scenario_of=()
   if [ -z "$scenarios" ]; then
     scenarios=$(for f in molecule/*/molecule.yml; do basename "$(dirname "$f")"; done)
   fi
-  for s in $scenarios; do
-    run_stage "molecule:$s" molecule test -s "$s" || rc=1
+  local order_words=" ${molecule_order//$'\n'/ } " scenario_words=" ${scenarios//$'\n'/ } "
+  for s in $scenarios; do [[ $order_words == *" $s "* ]] || ordered+=("$s"); done
+  for s in $molecule_order; do [[ $scenario_words == *" $s "* ]] && ordered+=("$s"); done
+  log "molecule: ${#ordered[@]} scenarios, $jobs at a time: ${ordered[*]}"
+  for s in "${ordered[@]}"; do
+    rm -f "$logs/molecule-$s.result"
+    while [ ${#running[@]} -ge "$jobs" ]; do molecule_reap; done
+    molecule_one "$s" &
+    pid=$!
+    scenario_of[$pid]=$s
+    running+=("$pid")
   done
-  return $rc
+  while [ ${#running[@]} -gt 0 ]; do molecule_reap; done
 }
 
 for stage in "${all_stages[@]}"; do
