@@ -1,0 +1,275 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+"""hccn_tool: command lines, output parsers, the per-device change plan and the ping matrix.
+
+Pure functions: nothing here imports Ansible. Commands run through ``run(argv) -> (rc, out, err)``
+(``command.module_runner`` in the modules, a stand-in in the unit tests).
+
+Output formats of hccn_tool (driver 23.x-25.x):
+
+- ``-ip -g``: ``ipaddr:10.20.0.1`` / ``netmask:255.255.0.0``; without an address it exits
+  non-zero with ``Get ipconf failed, because no ip was preset there!``
+- ``-gateway -g``: ``default gateway:10.20.255.254, Iface:eth0``; without one it exits non-zero
+  with ``Get gateway failed, because no gateway was preset there!``
+- ``-netdetect -g``: ``netdetect address: 10.20.255.254`` (``0.0.0.0`` when unset)
+- ``-link -g``: ``link status: UP``; ``-net_health -g``: ``net health status: Success``
+- ``-ping -g address A [pkt N]``: ``N packets transmitted, M received, L% packet loss``; non-zero
+  exit when nothing came back
+- products without RoCE ports (Atlas 300I Duo) print ``The command is not supported on this
+  product.`` on stdout and exit non-zero.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.ascend.vllm.plugins.module_utils.command import describe_failure
+
+NOT_SUPPORTED = 'The command is not supported on this product.'
+NO_IP = 'no ip was preset there'
+NO_GATEWAY = 'no gateway was preset there'
+SETTINGS = ('address', 'netmask', 'gateway', 'netdetect')
+
+_PING_SUMMARY = re.compile(r'(\d+)\s+packets?\s+transmitted,\s*(\d+)\s+received')
+
+
+class HccnError(Exception):
+    """hccn_tool failed or printed something these parsers do not understand."""
+
+
+class HccnUnsupported(HccnError):
+    """The product has no RoCE NIC (hccn_tool answers that the command is not supported)."""
+
+
+def _key_values(text, separator=':'):
+    values = {}
+    for line in (text or '').splitlines():
+        key, sep, value = line.partition(separator)
+        if sep:
+            values[key.strip().lower()] = value.strip()
+    return values
+
+
+def parse_ip(text):
+    """``-ip -g`` output -> ``{'address': A, 'netmask': M}``."""
+    values = _key_values(text)
+    if 'ipaddr' not in values or 'netmask' not in values:
+        raise HccnError('cannot read ipaddr/netmask from hccn_tool output: %r' % (text or '').strip()[:200])
+    return {'address': values['ipaddr'], 'netmask': values['netmask']}
+
+
+def parse_gateway(text):
+    """``-gateway -g`` output -> the gateway address."""
+    match = re.search(r'default gateway:\s*([0-9.]+)', text or '')
+    if not match:
+        raise HccnError('cannot read the gateway from hccn_tool output: %r' % (text or '').strip()[:200])
+    return match.group(1)
+
+
+def parse_netdetect(text):
+    """``-netdetect -g`` output -> the detect address, None for ``0.0.0.0`` (unset)."""
+    match = re.search(r'netdetect address:\s*([0-9.]+)', text or '')
+    if not match:
+        raise HccnError('cannot read the netdetect address from hccn_tool output: %r'
+                        % (text or '').strip()[:200])
+    return None if match.group(1) == '0.0.0.0' else match.group(1)
+
+
+def parse_link(text):
+    """``-link -g`` output -> ``UP`` / ``DOWN``."""
+    match = re.search(r'link status:\s*(\S+)', text or '')
+    if not match:
+        raise HccnError('cannot read the link status from hccn_tool output: %r' % (text or '').strip()[:200])
+    return match.group(1).upper()
+
+
+def parse_net_health(text):
+    """``-net_health -g`` output -> the state (``Success``, ``Init``, ``Socket fail`` ...)."""
+    match = re.search(r'net health status:\s*(.+)', text or '')
+    if not match:
+        raise HccnError('cannot read the net health from hccn_tool output: %r' % (text or '').strip()[:200])
+    return match.group(1).strip()
+
+
+def parse_ping(text):
+    """``-ping -g`` output -> ``{'transmitted': N, 'received': M}`` (None when no summary line)."""
+    match = _PING_SUMMARY.search(text or '')
+    if not match:
+        return None
+    return {'transmitted': int(match.group(1)), 'received': int(match.group(2))}
+
+
+def tool_argv(tool, device, *args):
+    return [tool, '-i', str(device)] + [str(a) for a in args]
+
+
+def _unsupported(out, err):
+    return NOT_SUPPORTED in (out or '') or NOT_SUPPORTED in (err or '')
+
+
+def _get(run, tool, device, command, absent=None):
+    """Run a getter; return its stdout, or None when it reports ``absent`` (nothing set)."""
+    argv = tool_argv(tool, device, command, '-g')
+    rc, out, err = run(argv)
+    if rc == 0:
+        return out
+    if _unsupported(out, err):
+        raise HccnUnsupported(describe_failure(argv, rc, out, err))
+    if absent and (absent in (err or '') or absent in (out or '')):
+        return None
+    raise HccnError(describe_failure(argv, rc, out, err))
+
+
+def read_settings(run, tool, device):
+    """Address, netmask, gateway and netdetect address of one device (None where unset)."""
+    ip_text = _get(run, tool, device, '-ip', absent=NO_IP)
+    current = {'address': None, 'netmask': None}
+    if ip_text is not None:
+        current.update(parse_ip(ip_text))
+    gateway_text = _get(run, tool, device, '-gateway', absent=NO_GATEWAY)
+    current['gateway'] = parse_gateway(gateway_text) if gateway_text is not None else None
+    current['netdetect'] = parse_netdetect(_get(run, tool, device, '-netdetect'))
+    return current
+
+
+def plan_commands(current, wanted):
+    """The setter argument lists that take ``current`` to ``wanted`` (one device), in order.
+
+    The address and netmask are set together (the tool takes both); the gateway after them
+    (the tool refuses a gateway outside the address's segment and drops one that falls outside
+    when the address changes); gateway and netdetect only when wanted (hccn_tool cannot clear
+    them). Returns ``(commands, changed_keys)``.
+    """
+    commands = []
+    changed = []
+    ip_changes = [key for key in ('address', 'netmask') if current.get(key) != wanted.get(key)]
+    if ip_changes:
+        commands.append(['-ip', '-s', 'address', wanted['address'], 'netmask', wanted['netmask']])
+        changed.extend(ip_changes)
+    gateway_kept = current.get('gateway')
+    if ip_changes and gateway_kept and not same_segment(wanted['address'], gateway_kept, wanted['netmask']):
+        gateway_kept = None
+    if wanted.get('gateway') and wanted['gateway'] != gateway_kept:
+        commands.append(['-gateway', '-s', 'gateway', wanted['gateway']])
+        changed.append('gateway')
+    if wanted.get('netdetect') and wanted['netdetect'] != current.get('netdetect'):
+        commands.append(['-netdetect', '-s', 'address', wanted['netdetect']])
+        changed.append('netdetect')
+    return commands, changed
+
+
+def same_segment(a, b, mask):
+    def number(text):
+        parts = [int(p) for p in text.split('.')]
+        return (parts[0] << 24) | (parts[1] << 16) | (parts[2] << 8) | parts[3]
+    m = number(mask)
+    return number(a) & m == number(b) & m
+
+
+def configure(run, tool, devices, check_mode=False):
+    """Read every device, set what differs (unless ``check_mode``); one result per device.
+
+    ``devices``: ``[{'device': N, 'address': A, 'netmask': M, 'gateway': G|None,
+    'netdetect': D|None}]``. Each result: device, changed, changed_keys, commands (as typed),
+    before and after (the settings read back after the change; the planned ones in check mode).
+    """
+    results = []
+    for item in devices:
+        device = item['device']
+        wanted = dict((key, item.get(key)) for key in SETTINGS)
+        before = read_settings(run, tool, device)
+        commands, changed_keys = plan_commands(before, wanted)
+        typed = [' '.join(tool_argv(tool, device, *args)) for args in commands]
+        if commands and not check_mode:
+            for args in commands:
+                argv = tool_argv(tool, device, *args)
+                rc, out, err = run(argv)
+                if rc != 0:
+                    if _unsupported(out, err):
+                        raise HccnUnsupported(describe_failure(argv, rc, out, err))
+                    raise HccnError(describe_failure(argv, rc, out, err))
+            after = read_settings(run, tool, device)
+            missed = [key for key in SETTINGS if wanted.get(key) and after.get(key) != wanted[key]]
+            if missed:
+                raise HccnError('device %s: after %s the tool reads back %s' % (
+                    device, '; '.join(typed),
+                    ', '.join('%s=%s (wanted %s)' % (k, after.get(k), wanted[k]) for k in missed)))
+        else:
+            after = dict(before)
+            for key in changed_keys:
+                after[key] = wanted[key]
+        results.append({'device': device, 'changed': bool(commands), 'changed_keys': changed_keys,
+                        'commands': typed, 'before': before, 'after': after})
+    return results
+
+
+def check_device(run, tool, device, expected, peers, ping_count=3):
+    """Settings, link, net health and pings of one device.
+
+    ``expected``: the planned ``address``/``netmask``/``gateway``/``netdetect`` (missing or None:
+    not judged); ``peers``: ``[{'node', 'device', 'address'}]``. Returns a dict with device,
+    address, netmask, gateway, netdetect, link, health, pings_ok, pings_total, unreachable (the
+    peers that did not answer) and problems (text naming what else is wrong).
+    """
+    expected = expected or {}
+    row = {'device': device, 'link': None, 'health': None, 'pings_ok': 0, 'pings_total': 0,
+           'unreachable': [], 'problems': []}
+    row.update(read_settings(run, tool, device))
+    row['link'] = parse_link(_get(run, tool, device, '-link'))
+    row['health'] = parse_net_health(_get(run, tool, device, '-net_health'))
+    for key in SETTINGS:
+        if expected.get(key) and row[key] != expected[key]:
+            row['problems'].append('%s %s, planned %s' % (key, row[key] or 'unset', expected[key]))
+    if row['link'] != 'UP':
+        row['problems'].append('link %s' % row['link'])
+    if row['health'] != 'Success':
+        row['problems'].append('net health %s' % row['health'])
+    for peer in peers:
+        row['pings_total'] += 1
+        reply = None
+        # the tool refuses to ping from a device without an address or link: no need to ask it
+        if row['address'] is not None and row['link'] == 'UP':
+            argv = tool_argv(tool, device, '-ping', '-g', 'address', peer['address'], 'pkt', ping_count)
+            rc, out, err = run(argv)
+            if rc != 0 and _unsupported(out, err):
+                raise HccnUnsupported(describe_failure(argv, rc, out, err))
+            reply = parse_ping(out)
+        if reply and reply['received'] > 0:
+            row['pings_ok'] += 1
+        else:
+            row['unreachable'].append(dict(peer))
+    return row
+
+
+def verify(run, tool, devices, peers, ping_count=3):
+    """``check_device`` for every planned device of ``devices`` against all ``peers``."""
+    return [check_device(run, tool, item['device'], item, peers, ping_count) for item in devices]
+
+
+def failures(node, rows):
+    """One line per failing device, naming the node, the device and each unreachable peer."""
+    lines = []
+    for row in rows:
+        what = list(row['problems'])
+        if row['unreachable']:
+            what.append('no reply from %s' % ', '.join(
+                '%s device %s (%s)' % (p['node'], p['device'], p['address']) for p in row['unreachable']))
+        if what:
+            lines.append('%s device %s (%s): %s' % (node, row['device'], row['address'] or 'no address',
+                                                    '; '.join(what)))
+    return lines
+
+
+def table(rows_by_node):
+    """A fixed-width text table: node, device, address, link, health, pings ok/total."""
+    header = ('node', 'device', 'address', 'link', 'health', 'pings')
+    lines = []
+    for node in sorted(rows_by_node):
+        for row in rows_by_node[node]:
+            lines.append((node, str(row['device']), row['address'] or '-', row['link'] or '-',
+                          row['health'] or '-', '%d/%d' % (row['pings_ok'], row['pings_total'])))
+    widths = [max([len(header[i])] + [len(line[i]) for line in lines]) for i in range(len(header))]
+    fmt = '  '.join('%%-%ds' % w for w in widths)
+    return [(fmt % header).rstrip()] + [(fmt % line).rstrip() for line in lines]

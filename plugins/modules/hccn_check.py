@@ -1,0 +1,210 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: hccn_check
+short_description: Check the RoCE NICs of NPU devices - address, link, net health and peer pings
+version_added: "0.1.0"
+description:
+  - For every listed NPU device reads C(hccn_tool -i N -ip -g), C(-link -g) and
+    C(-net_health -g), then pings every peer address from that device with
+    C(hccn_tool -i N -ping -g address PEER pkt COUNT) - the whole ping matrix of the node in one
+    module call.
+  - Read-only. Does not fail on a bad result - RV(failures) lists them, naming node, device and
+    peer, so that the caller can print a report of every node before failing.
+author:
+  - ascend.vllm maintainers (@ascend-vllm)
+options:
+  devices:
+    description: The devices to check, with the address they should have.
+    type: list
+    elements: dict
+    required: true
+    suboptions:
+      device:
+        description: Device id, as C(hccn_tool -i) takes it.
+        type: int
+        required: true
+      address:
+        description: The planned address; a different one is reported.
+        type: str
+      netmask:
+        description: The planned netmask; a different one is reported.
+        type: str
+      gateway:
+        description: The planned gateway; a different one is reported.
+        type: str
+      netdetect:
+        description: The planned detect address; a different one is reported.
+        type: str
+  peers:
+    description: The NPU addresses of the other nodes, each pinged from every device.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      node:
+        description: The peer's node name (for the report).
+        type: str
+        required: true
+      device:
+        description: The peer's device id (for the report).
+        type: int
+        required: true
+      address:
+        description: The address pinged.
+        type: str
+        required: true
+  ping_count:
+    description: Packets per ping (C(pkt) of hccn_tool); a ping passes when one reply comes back.
+    type: int
+    default: 3
+  node:
+    description: Name of this node in RV(failures); the host name when unset.
+    type: str
+  tool_path:
+    description:
+      - Path of hccn_tool. When unset, it is looked up in E(PATH), then C(<install_path>/driver/tools).
+    type: path
+  install_path:
+    description: Ascend install prefix.
+    type: path
+    default: /usr/local/Ascend
+seealso:
+  - module: ascend.vllm.hccn_config
+'''
+
+EXAMPLES = r'''
+- name: Check the NPU network of this node against its peers
+  ascend.vllm.hccn_check:
+    node: "{{ inventory_hostname }}"
+    devices:
+      - {device: 0, address: 10.20.0.1}
+    peers:
+      - {node: node-2, device: 0, address: 10.20.0.17}
+  register: hccn_result
+'''
+
+RETURN = r'''
+tool:
+  description: The hccn_tool that ran.
+  returned: always
+  type: str
+ok:
+  description: No failure on this node.
+  returned: always
+  type: bool
+devices:
+  description: One entry per device.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    device:
+      description: Device id.
+      type: int
+    address:
+      description: The address read (null when none is set).
+      type: str
+    netmask:
+      description: The netmask read.
+      type: str
+    gateway:
+      description: The gateway read (null when none is set).
+      type: str
+    netdetect:
+      description: The detect address read (null when none is set).
+      type: str
+    link:
+      description: C(UP) or C(DOWN).
+      type: str
+    health:
+      description: Net health state (C(Success), C(Init), C(Socket fail), ...).
+      type: str
+    pings_ok:
+      description: Peers that answered.
+      type: int
+    pings_total:
+      description: Peers pinged.
+      type: int
+    unreachable:
+      description: The peers (C(node), C(device), C(address)) that did not answer.
+      type: list
+      elements: dict
+    problems:
+      description: What else is wrong with the device (a setting not as planned, link, health).
+      type: list
+      elements: str
+failures:
+  description: One line per failing device, naming node, device and the peers without reply.
+  returned: always
+  type: list
+  elements: str
+  sample: ["node-1 device 0 (10.20.0.1): no reply from node-2 device 3 (10.20.0.20)"]
+'''
+
+import os
+import socket
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.ascend.vllm.plugins.module_utils.command import find_executable, module_runner
+from ansible_collections.ascend.vllm.plugins.module_utils.hccn import HccnError, failures, verify
+
+
+def locate_tool(module):
+    path = module.params['tool_path']
+    if path:
+        if not os.access(path, os.X_OK):
+            module.fail_json(msg='hccn_tool not found or not executable at %s' % path)
+        return path
+    tools = os.path.join(module.params['install_path'], 'driver', 'tools')
+    found = find_executable('hccn_tool', os.environ.get('PATH', ''), [tools])
+    if not found:
+        module.fail_json(msg='hccn_tool not found in PATH nor in %s: install the NPU driver first' % tools)
+    return found
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            devices=dict(type='list', elements='dict', required=True, options=dict(
+                device=dict(type='int', required=True),
+                address=dict(type='str'),
+                netmask=dict(type='str'),
+                gateway=dict(type='str'),
+                netdetect=dict(type='str'),
+            )),
+            peers=dict(type='list', elements='dict', default=[], options=dict(
+                node=dict(type='str', required=True),
+                device=dict(type='int', required=True),
+                address=dict(type='str', required=True),
+            )),
+            ping_count=dict(type='int', default=3),
+            node=dict(type='str'),
+            tool_path=dict(type='path'),
+            install_path=dict(type='path', default='/usr/local/Ascend'),
+        ),
+        supports_check_mode=True,
+    )
+    if not 1 <= module.params['ping_count'] <= 1000:
+        module.fail_json(msg='ping_count must be 1 to 1000 (hccn_tool pkt), got %d' % module.params['ping_count'])
+    tool = locate_tool(module)
+    node = module.params['node'] or socket.gethostname()
+    try:
+        rows = verify(module_runner(module), tool, module.params['devices'], module.params['peers'],
+                      module.params['ping_count'])
+    except HccnError as exc:
+        module.fail_json(msg=str(exc), tool=tool)
+    lines = failures(node, rows)
+    module.exit_json(changed=False, tool=tool, ok=not lines, devices=rows, failures=lines)
+
+
+if __name__ == '__main__':
+    main()

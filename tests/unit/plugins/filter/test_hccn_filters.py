@@ -1,0 +1,23 @@
+"""hccn filters: thin wrappers over module_utils.hccn_plan / hccn."""
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ascend.vllm.plugins.filter.hccn import FilterModule
+
+
+FILTERS = FilterModule().filters()
+
+
+def test_fleet_plan_peers_and_table():
+    fleet = FILTERS['hccn_fleet_plan']([{'host': 'a', 'devices': [0], 'base_cidr': '10.20.0.0/16'},
+                                         {'host': 'b', 'devices': [0], 'base_cidr': '10.20.0.0/16'}])
+    assert fleet['errors'] == []
+    assert FILTERS['hccn_peers'](fleet['plan'], 'a') == [{'node': 'b', 'device': 0, 'address': '10.20.0.17'}]
+    table = FILTERS['hccn_table']({'a': [{'device': 0, 'address': '10.20.0.1', 'link': 'UP', 'health': 'Success',
+                                          'pings_ok': 1, 'pings_total': 1}]})
+    assert table[1].split() == ['a', '0', '10.20.0.1', 'UP', 'Success', '1/1']
+
+
+def test_fleet_plan_refuses_what_is_no_request_list():
+    with pytest.raises(AnsibleFilterError, match='expects a list of requests with a host key'):
+        FILTERS['hccn_fleet_plan']([{'devices': [0]}])

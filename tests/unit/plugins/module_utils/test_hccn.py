@@ -1,0 +1,181 @@
+"""hccn_tool parsers (published output formats), the per-device change plan, configure and verify."""
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.module_utils import hccn
+
+TOOL = '/usr/local/Ascend/driver/tools/hccn_tool'
+NOT_SUPPORTED = 'The command is not supported on this product.\n'
+
+
+class FakeNics(object):
+    """hccn_tool of one node as a run(argv) stand-in: getters print the tool's formats, setters
+    answer "Cmd executed successfully!", missing settings fail like the tool (rc 13, stderr)."""
+
+    def __init__(self, devices=2, reachable=(), unsupported=False, health=None):
+        self.nics = dict((d, {'address': None, 'netmask': None, 'gateway': None, 'netdetect': None,
+                              'link': 'UP'}) for d in range(devices))
+        self.reachable = set(reachable)
+        self.unsupported = unsupported
+        self.health = health
+        self.calls = []
+
+    def __call__(self, argv):
+        self.calls.append(argv[1:])
+        assert argv[0] == TOOL and argv[1] == '-i'
+        if self.unsupported:
+            return 13, NOT_SUPPORTED, ''
+        nic = self.nics[int(argv[2])]
+        command, rest = argv[3], argv[4:]
+        if command == '-ip' and rest == ['-g']:
+            if not nic['address']:
+                return 13, '', 'Get ipconf failed, because no ip was preset there!\n'
+            return 0, 'ipaddr:%s\nnetmask:%s\n' % (nic['address'], nic['netmask']), ''
+        if command == '-gateway' and rest == ['-g']:
+            if not nic['gateway']:
+                return 2, '', 'Get gateway failed, because no gateway was preset there!\n'
+            return 0, 'default gateway:%s, Iface:eth%s\n' % (nic['gateway'], argv[2]), ''
+        if command == '-netdetect' and rest == ['-g']:
+            return 0, 'netdetect address: %s\n' % (nic['netdetect'] or '0.0.0.0'), ''
+        if command == '-link':
+            return 0, 'link status: %s\n' % nic['link'], ''
+        if command == '-net_health':
+            return 0, 'net health status: %s\n' % (self.health or ('Success' if nic['netdetect'] else 'Init')), ''
+        if command == '-ping':
+            target, count = rest[2], int(rest[4])
+            got = count if target in self.reachable else 0
+            lines = ['device %s PING %s' % (argv[2], target)]
+            lines += ['recv seq=%d,time=0.061000ms' % s if got else 'recv time out seq=%d' % s for s in range(count)]
+            lines.append('%d packets transmitted, %d received, %.2f%% packet loss' % (count, got, 100.0 * (count - got) / count))
+            return (0 if got else 100), '\n'.join(lines) + '\n', ''
+        if command == '-ip' and rest[0] == '-s':
+            nic['address'], nic['netmask'] = rest[2], rest[4]
+        elif command == '-gateway' and rest[0] == '-s':
+            nic['gateway'] = rest[2]
+        elif command == '-netdetect' and rest[0] == '-s':
+            nic['netdetect'] = rest[2]
+        else:
+            return 3, '', 'Get unknown option!\n'
+        return 0, 'Cmd executed successfully!\n', ''
+
+
+def wanted(device, address, gateway='10.20.255.254', netdetect='10.20.255.254'):
+    return {'device': device, 'address': address, 'netmask': '255.255.0.0', 'gateway': gateway, 'netdetect': netdetect}
+
+
+def test_parsers_read_the_published_formats():
+    assert hccn.parse_ip('ipaddr:10.20.0.1\nnetmask:255.255.0.0\n') == {'address': '10.20.0.1', 'netmask': '255.255.0.0'}
+    assert hccn.parse_gateway('default gateway:10.20.255.254, Iface:eth0\n') == '10.20.255.254'
+    assert hccn.parse_netdetect('netdetect address: 10.20.255.254\n') == '10.20.255.254'
+    assert hccn.parse_netdetect('netdetect address: 0.0.0.0\n') is None
+    assert hccn.parse_link('link status: UP\n') == 'UP'
+    assert hccn.parse_link('link status: DOWN\n') == 'DOWN'
+    assert hccn.parse_net_health('net health status: Socket fail\n') == 'Socket fail'
+    assert hccn.parse_ping('device 0 PING 10.20.0.17\nrecv seq=0,time=0.061000ms\n'
+                           '1 packets transmitted, 1 received, 0.00% packet loss\n') == {'transmitted': 1, 'received': 1}
+    assert hccn.parse_ping('device 0 PING 10.20.0.17\nrecv time out seq=0\n'
+                           '1 packets transmitted, 0 received, 100.00% packet loss\n') == {'transmitted': 1, 'received': 0}
+    assert hccn.parse_ping('') is None
+
+
+@pytest.mark.parametrize('parser', [hccn.parse_ip, hccn.parse_gateway, hccn.parse_netdetect, hccn.parse_link,
+                                    hccn.parse_net_health])
+def test_parsers_quote_what_they_cannot_read(parser):
+    with pytest.raises(hccn.HccnError, match="hccn_tool output: 'garbage'"):
+        parser('garbage\n')
+
+
+def test_plan_commands_sets_only_what_differs():
+    current = {'address': '10.20.0.1', 'netmask': '255.255.0.0', 'gateway': '10.20.255.254', 'netdetect': None}
+    assert hccn.plan_commands(current, wanted(0, '10.20.0.1')) == (
+        [['-netdetect', '-s', 'address', '10.20.255.254']], ['netdetect'])
+    assert hccn.plan_commands(dict(current, netdetect='10.20.255.254'), wanted(0, '10.20.0.1')) == ([], [])
+    # a new address in the same segment keeps the gateway
+    assert hccn.plan_commands(dict(current, netdetect='10.20.255.254'), wanted(0, '10.20.0.2')) == (
+        [['-ip', '-s', 'address', '10.20.0.2', 'netmask', '255.255.0.0']], ['address'])
+    # unset gateway/netdetect in the request leave the device's alone
+    assert hccn.plan_commands(current, wanted(0, '10.20.0.1', gateway=None, netdetect=None)) == ([], [])
+
+
+def test_plan_commands_sets_the_gateway_again_when_the_segment_changes():
+    current = {'address': '10.30.0.1', 'netmask': '255.255.255.0', 'gateway': '10.30.0.254', 'netdetect': None}
+    item = {'address': '10.30.1.1', 'netmask': '255.255.255.0', 'gateway': '10.30.0.254', 'netdetect': None}
+    # the tool drops a gateway outside the new segment: setting it again is part of the plan
+    # (and fails there, naming the command: the request itself is wrong)
+    commands, keys = hccn.plan_commands(current, item)
+    assert keys == ['address', 'gateway']
+
+
+def test_configure_sets_reads_back_and_is_idempotent():
+    nics = FakeNics()
+    devices = [wanted(0, '10.20.0.1'), wanted(1, '10.20.0.2')]
+    first = hccn.configure(nics, TOOL, devices)
+    assert [r['changed'] for r in first] == [True, True]
+    assert first[0]['changed_keys'] == ['address', 'netmask', 'gateway', 'netdetect']
+    assert first[0]['commands'][0] == TOOL + ' -i 0 -ip -s address 10.20.0.1 netmask 255.255.0.0'
+    assert first[1]['before'] == {'address': None, 'netmask': None, 'gateway': None, 'netdetect': None}
+    assert first[1]['after'] == {'address': '10.20.0.2', 'netmask': '255.255.0.0',
+                                 'gateway': '10.20.255.254', 'netdetect': '10.20.255.254'}
+    nics.calls = []
+    second = hccn.configure(nics, TOOL, devices)
+    assert [r['changed'] for r in second] == [False, False]
+    assert all(call[2] in ('-ip', '-gateway', '-netdetect') and call[3] == '-g' for call in nics.calls)
+
+
+def test_configure_check_mode_changes_nothing():
+    nics = FakeNics()
+    result = hccn.configure(nics, TOOL, [wanted(0, '10.20.0.1')], check_mode=True)
+    assert result[0]['changed'] and result[0]['after']['address'] == '10.20.0.1'
+    assert nics.nics[0]['address'] is None
+    assert not [c for c in nics.calls if '-s' in c]
+
+
+def test_configure_names_the_failing_command():
+    nics = FakeNics()
+
+    def refusing(argv):
+        if '-s' in argv and '-ip' in argv:
+            return 7, '', 'The ip address configured is conflicted!\n'
+        return nics(argv)
+    with pytest.raises(hccn.HccnError) as err:
+        hccn.configure(refusing, TOOL, [wanted(0, '10.20.0.1')])
+    assert str(err.value) == ('`%s -i 0 -ip -s address 10.20.0.1 netmask 255.255.0.0` failed with rc=7: '
+                              'The ip address configured is conflicted!' % TOOL)
+
+
+def test_unsupported_product_is_its_own_error():
+    with pytest.raises(hccn.HccnUnsupported, match='The command is not supported on this product.'):
+        hccn.configure(FakeNics(unsupported=True), TOOL, [wanted(0, '10.20.0.1')])
+
+
+def test_verify_pings_every_peer_and_names_failures():
+    nics = FakeNics(reachable={'10.20.0.17'})
+    hccn.configure(nics, TOOL, [wanted(0, '10.20.0.1'), wanted(1, '10.20.0.2')])
+    peers = [{'node': 'n2', 'device': 0, 'address': '10.20.0.17'}, {'node': 'n2', 'device': 1, 'address': '10.20.0.18'}]
+    rows = hccn.verify(nics, TOOL, [wanted(0, '10.20.0.1'), wanted(1, '10.20.0.3')], peers, ping_count=2)
+    assert [(r['pings_ok'], r['pings_total']) for r in rows] == [(1, 2), (1, 2)]
+    assert rows[0]['link'] == 'UP' and rows[0]['health'] == 'Success' and rows[0]['problems'] == []
+    assert rows[1]['problems'] == ['address 10.20.0.2, planned 10.20.0.3']
+    assert hccn.failures('n1', rows) == [
+        'n1 device 0 (10.20.0.1): no reply from n2 device 1 (10.20.0.18)',
+        'n1 device 1 (10.20.0.2): address 10.20.0.2, planned 10.20.0.3; no reply from n2 device 1 (10.20.0.18)',
+    ]
+    assert ['-i', '0', '-ping', '-g', 'address', '10.20.0.17', 'pkt', '2'] in nics.calls
+
+
+def test_verify_without_address_or_detect_address():
+    nics = FakeNics()
+    rows = hccn.verify(nics, TOOL, [{'device': 0, 'address': '10.20.0.1'}], [{'node': 'n2', 'device': 0, 'address': '10.20.0.17'}])
+    assert rows[0]['health'] == 'Init'
+    assert rows[0]['problems'] == ['address unset, planned 10.20.0.1', 'net health Init']
+    assert rows[0]['unreachable'] == [{'node': 'n2', 'device': 0, 'address': '10.20.0.17'}]
+    assert not [c for c in nics.calls if '-ping' in c]
+
+
+def test_table_is_aligned():
+    rows = {'n1': [{'device': 0, 'address': '10.20.0.1', 'link': 'UP', 'health': 'Success', 'pings_ok': 8, 'pings_total': 8}],
+            'n10': [{'device': 7, 'address': None, 'link': 'DOWN', 'health': 'Init', 'pings_ok': 0, 'pings_total': 8}]}
+    assert hccn.table(rows) == [
+        'node  device  address    link  health   pings',
+        'n1    0       10.20.0.1  UP    Success  8/8',
+        'n10   7       -          DOWN  Init     0/8',
+    ]
