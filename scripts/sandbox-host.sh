@@ -66,6 +66,17 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "numpy<2.0.0 numpy ${pypi_wheels[*]}" ]; t
   done
   printf '%s\n' "numpy<2.0.0 numpy ${pypi_wheels[*]}" > "$stamp"
 fi
+# Real Ray and its dependencies for the ray_cluster role (the Ray executor of multi-node serving),
+# same platform tags; its own stamp, so the download runs once per Ray version.
+ray_requirement='ray==2.58.0'
+ray_stamp="$SANDBOX_DIR/wheels/.ray-downloaded"
+if [ "$(cat "$ray_stamp" 2>/dev/null)" != "$ray_requirement" ]; then
+  mkdir -p "$SANDBOX_DIR/wheels"
+  "$VENV/bin/pip" download --quiet --only-binary=:all: --python-version 3.11 --implementation cp --abi cp311 \
+    --platform "manylinux2014_$arch" --platform "manylinux_2_17_$arch" --platform "manylinux_2_28_$arch" \
+    --dest "$SANDBOX_DIR/wheels" "$ray_requirement"
+  printf '%s\n' "$ray_requirement" > "$ray_stamp"
+fi
 # The index (simple/) covers every wheel of the directory, the downloaded ones too.
 PYTHONPATH="$REPO_ROOT/tests/simulator" python3 -m ascend_sim.wheels build --out "$SANDBOX_DIR/wheels" >/dev/null
 # The model the sandbox serves, with its SHA256SUMS (vllm_service_model_source: controller).
