@@ -9,8 +9,10 @@ FILTERS = FilterModule().filters()
 
 
 def test_fleet_plan_peers_and_table():
-    fleet = FILTERS['hccn_fleet_plan']([{'host': 'a', 'devices': [0], 'base_cidr': '10.20.0.0/16'},
-                                         {'host': 'b', 'devices': [0], 'base_cidr': '10.20.0.0/16'}])
+    fleet = FILTERS['hccn_fleet_plan']([
+        {'host': 'a', 'devices': [0], 'base_cidr': '10.20.0.0/16'},
+        {'host': 'b', 'devices': [0], 'base_cidr': '10.20.0.0/16'},
+    ])
     assert fleet['errors'] == []
     assert FILTERS['hccn_peers'](fleet['plan'], 'a') == [{'node': 'b', 'device': 0, 'address': '10.20.0.17'}]
     table = FILTERS['hccn_table']({'a': [{'device': 0, 'address': '10.20.0.1', 'link': 'UP', 'health': 'Success',
