@@ -1,0 +1,54 @@
+# -*- coding: utf-8 -*-
+# Apache License 2.0 (see LICENSE)
+"""Filters of the vllm_service role's multi-node modes.
+Documentation: one ``<filter name>.yml`` file per filter next to this one."""
+
+from __future__ import (absolute_import, division, print_function)
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+
+def _positive(host, value):
+    try:
+        number = int(str(value))
+    except ValueError:
+        raise AnsibleFilterError('vllm_dp_ranks: the local data-parallel size of %s is %r, not a whole number' % (host, value))
+    if number < 1:
+        raise AnsibleFilterError('vllm_dp_ranks: the local data-parallel size of %s is %d, it must be at least 1' % (host, number))
+    return number
+
+
+def vllm_dp_ranks(hosts, sizes):
+    """Data-parallel ranks of the nodes of one service, in the order given (the head first,
+    then the workers in inventory order): each node owns ``local`` consecutive ranks starting
+    where the previous node's end.
+
+    ``hosts``: host names; ``sizes``: {host: local size}. Returns
+    ``{'total': sum, 'nodes': {host: {'start': first rank, 'local': size, 'last': last rank}},
+    'summary': 'host size, ...'}``.
+    """
+    if not isinstance(hosts, (list, tuple)):
+        raise AnsibleFilterError('vllm_dp_ranks: hosts must be a list, got %r' % (hosts,))
+    if not isinstance(sizes, dict):
+        raise AnsibleFilterError('vllm_dp_ranks: sizes must be a dict of host: local size, got %r' % (sizes,))
+    if len(set(hosts)) != len(hosts):
+        raise AnsibleFilterError('vllm_dp_ranks: a host is listed twice in %s' % (', '.join(hosts),))
+    nodes = {}
+    start = 0
+    for host in hosts:
+        if host not in sizes:
+            raise AnsibleFilterError('vllm_dp_ranks: no local data-parallel size for %s' % (host,))
+        local = _positive(host, sizes[host])
+        nodes[host] = {'start': start, 'local': local, 'last': start + local - 1}
+        start += local
+    return {'total': start, 'nodes': nodes,
+            'summary': ', '.join('%s %d' % (host, nodes[host]['local']) for host in hosts)}
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            'vllm_dp_ranks': vllm_dp_ranks,
+        }
