@@ -24,6 +24,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.ascend.vllm.plugins.module_utils.command import describe_failure
 
@@ -243,9 +244,19 @@ def check_device(run, tool, device, expected, peers, ping_count=3):
     return row
 
 
-def verify(run, tool, devices, peers, ping_count=3):
-    """``check_device`` for every planned device of ``devices`` against all ``peers``."""
-    return [check_device(run, tool, item['device'], item, peers, ping_count) for item in devices]
+def verify(run, tool, devices, peers, ping_count=3, parallel=1):
+    """``check_device`` for every planned device of ``devices`` against all ``peers``.
+
+    With ``parallel`` > 1 that many devices are checked at once (each device's own commands stay
+    in order, one at a time): a ping waits for its replies, and a node pings devices x peers
+    addresses. Results keep the order of ``devices``.
+    """
+    def one(item):
+        return check_device(run, tool, item['device'], item, peers, ping_count)
+    if parallel <= 1 or len(devices) <= 1:
+        return [one(item) for item in devices]
+    with ThreadPoolExecutor(max_workers=min(parallel, len(devices))) as pool:
+        return list(pool.map(one, devices))
 
 
 def failures(node, rows):

@@ -136,3 +136,8 @@ def test_check_reports_pings_and_does_not_fail(run_module, tool):
 def test_check_ping_count_range(run_module, tool):
     failed, result = run_module(hccn_check, {'devices': PLAN, 'ping_count': 0, 'install_path': tool.install_path})
     assert failed and result['msg'] == 'ping_count must be 1 to 1000 (hccn_tool pkt), got 0'
+
+
+def test_check_parallel_must_be_positive(run_module, tool):
+    failed, result = run_module(hccn_check, {'devices': PLAN, 'parallel': 0, 'install_path': tool.install_path})
+    assert failed and result['msg'] == 'parallel must be 1 or more, got 0'
