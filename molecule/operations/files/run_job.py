@@ -1,5 +1,3 @@
-#!/usr/bin/env python3
-# Apache License 2.0 (see LICENSE)
 """Run one playbook through ansible-runner, the executor AWX uses, and print its artifacts as JSON.
 
 The job's private data directory gets what AWX would show: artifacts/<ident>/status, rc, stdout
@@ -39,6 +37,8 @@ def main():
     parser.add_argument('--extravars', default='{}', help='JSON object')
     args = parser.parse_args()
 
+    if not os.path.isdir(args.private_data_dir):
+        os.makedirs(args.private_data_dir)
     ansible_runner.run(private_data_dir=args.private_data_dir, project_dir=args.project_dir,
                        inventory=args.inventory, playbook=args.playbook, ident=args.ident,
                        extravars=json.loads(args.extravars), quiet=True,
