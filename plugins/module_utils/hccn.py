@@ -206,11 +206,13 @@ def configure(run, tool, devices, check_mode=False):
     return results
 
 
-def check_device(run, tool, device, expected, peers, ping_count=3):
+def check_device(run, tool, device, expected, peers, ping_count=3, retries=0):
     """Settings, link, net health and pings of one device.
 
     ``expected``: the planned ``address``/``netmask``/``gateway``/``netdetect`` (missing or None:
-    not judged); ``peers``: ``[{'node', 'device', 'address'}]``. Returns a dict with device,
+    not judged); ``peers``: ``[{'node', 'device', 'address'}]``, each pinged again up to
+    ``retries`` times while no reply comes back (the first packets to a peer can be lost while
+    its address is resolved on the fabric). Returns a dict with device,
     address, netmask, gateway, netdetect, link, health, pings_ok, pings_total, unreachable (the
     peers that did not answer) and problems (text naming what else is wrong).
     """
@@ -231,12 +233,15 @@ def check_device(run, tool, device, expected, peers, ping_count=3):
         row['pings_total'] += 1
         reply = None
         # the tool refuses to ping from a device without an address or link: no need to ask it
-        if row['address'] is not None and row['link'] == 'UP':
+        attempts = 1 + retries if row['address'] is not None and row['link'] == 'UP' else 0
+        for _attempt in range(attempts):
             argv = tool_argv(tool, device, '-ping', '-g', 'address', peer['address'], 'pkt', ping_count)
             rc, out, err = run(argv)
             if rc != 0 and _unsupported(out, err):
                 raise HccnUnsupported(describe_failure(argv, rc, out, err))
             reply = parse_ping(out)
+            if reply and reply['received'] > 0:
+                break
         if reply and reply['received'] > 0:
             row['pings_ok'] += 1
         else:
@@ -244,7 +249,7 @@ def check_device(run, tool, device, expected, peers, ping_count=3):
     return row
 
 
-def verify(run, tool, devices, peers, ping_count=3, parallel=1):
+def verify(run, tool, devices, peers, ping_count=3, parallel=1, retries=0):
     """``check_device`` for every planned device of ``devices`` against all ``peers``.
 
     With ``parallel`` > 1 that many devices are checked at once (each device's own commands stay
@@ -252,7 +257,7 @@ def verify(run, tool, devices, peers, ping_count=3, parallel=1):
     addresses. Results keep the order of ``devices``.
     """
     def one(item):
-        return check_device(run, tool, item['device'], item, peers, ping_count)
+        return check_device(run, tool, item['device'], item, peers, ping_count, retries)
     if parallel <= 1 or len(devices) <= 1:
         return [one(item) for item in devices]
     with ThreadPoolExecutor(max_workers=min(parallel, len(devices))) as pool:

@@ -65,6 +65,12 @@ options:
     description: Packets per ping (C(pkt) of hccn_tool); a ping passes when one reply comes back.
     type: int
     default: 3
+  ping_retries:
+    description:
+      - Pings sent again to a peer that did not answer (the first packets to a peer can be lost
+        while its address is resolved on the fabric).
+    type: int
+    default: 1
   parallel:
     description:
       - Devices checked at once (each device's pings stay one at a time). A ping waits for its
@@ -194,6 +200,7 @@ def main():
             )),
             ping_count=dict(type='int', default=3),
             parallel=dict(type='int', default=8),
+            ping_retries=dict(type='int', default=1),
             node=dict(type='str'),
             tool_path=dict(type='path'),
             install_path=dict(type='path', default='/usr/local/Ascend'),
@@ -202,13 +209,15 @@ def main():
     )
     if not 1 <= module.params['ping_count'] <= 1000:
         module.fail_json(msg='ping_count must be 1 to 1000 (hccn_tool pkt), got %d' % module.params['ping_count'])
+    if module.params['ping_retries'] < 0:
+        module.fail_json(msg='ping_retries must be 0 or more, got %d' % module.params['ping_retries'])
     if module.params['parallel'] < 1:
         module.fail_json(msg='parallel must be 1 or more, got %d' % module.params['parallel'])
     tool = locate_tool(module)
     node = module.params['node'] or socket.gethostname()
     try:
         rows = verify(module_runner(module), tool, module.params['devices'], module.params['peers'],
-                      module.params['ping_count'], module.params['parallel'])
+                      module.params['ping_count'], module.params['parallel'], module.params['ping_retries'])
     except HccnError as exc:
         module.fail_json(msg=str(exc), tool=tool)
     lines = failures(node, rows)

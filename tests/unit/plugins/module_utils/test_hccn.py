@@ -190,3 +190,26 @@ def test_verify_in_parallel_gives_the_same_rows_in_order():
     assert hccn.verify(nics, TOOL, plan, peers, ping_count=1, parallel=4) == serial
     assert [r['device'] for r in serial] == list(range(8))
     assert [r['pings_ok'] for r in serial] == [2] * 8
+
+
+def test_verify_pings_again_a_peer_that_did_not_answer():
+    nics = FakeNics(reachable=set())
+    plan = [wanted(0, '10.20.0.1')]
+    hccn.configure(nics, TOOL, plan)
+    peer = [{'node': 'n2', 'device': 0, 'address': '10.20.0.17'}]
+    answers = []
+
+    def late(argv):
+        # the peer answers from the second ping on
+        if '-ping' in argv:
+            answers.append(argv)
+            nics.reachable = {'10.20.0.17'} if len(answers) > 1 else set()
+        return nics(argv)
+    assert hccn.verify(late, TOOL, plan, peer, ping_count=1)[0]['pings_ok'] == 0
+    answers[:] = []
+    assert hccn.verify(late, TOOL, plan, peer, ping_count=1, retries=1)[0]['pings_ok'] == 1
+    assert len(answers) == 2
+    nics.reachable = set()
+    answers[:] = []
+    assert hccn.verify(nics, TOOL, plan, peer, ping_count=1, retries=2)[0]['unreachable'] == peer
+    assert len([c for c in nics.calls if '-ping' in c]) >= 3
