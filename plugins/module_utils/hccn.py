@@ -24,7 +24,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import re
-from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.ascend.vllm.plugins.module_utils.command import describe_failure
 
@@ -249,19 +248,13 @@ def check_device(run, tool, device, expected, peers, ping_count=3, retries=0):
     return row
 
 
-def verify(run, tool, devices, peers, ping_count=3, parallel=1, retries=0):
-    """``check_device`` for every planned device of ``devices`` against all ``peers``.
+def verify(run, tool, devices, peers, ping_count=3, retries=0):
+    """``check_device`` for every planned device of ``devices`` against all ``peers``, in order.
 
-    With ``parallel`` > 1 that many devices are checked at once (each device's own commands stay
-    in order, one at a time): a ping waits for its replies, and a node pings devices x peers
-    addresses. Results keep the order of ``devices``.
+    One command at a time: ``AnsibleModule.run_command`` is not made for concurrent callers
+    (outputs were lost when devices were checked from several threads).
     """
-    def one(item):
-        return check_device(run, tool, item['device'], item, peers, ping_count, retries)
-    if parallel <= 1 or len(devices) <= 1:
-        return [one(item) for item in devices]
-    with ThreadPoolExecutor(max_workers=min(parallel, len(devices))) as pool:
-        return list(pool.map(one, devices))
+    return [check_device(run, tool, item['device'], item, peers, ping_count, retries) for item in devices]
 
 
 def failures(node, rows):

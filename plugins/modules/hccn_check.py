@@ -71,12 +71,6 @@ options:
         while its address is resolved on the fabric).
     type: int
     default: 1
-  parallel:
-    description:
-      - Devices checked at once (each device's pings stay one at a time). A ping waits for its
-        replies, and a node sends devices x peer addresses of them.
-    type: int
-    default: 8
   node:
     description: Name of this node in RV(failures); the host name when unset.
     type: str
@@ -199,7 +193,6 @@ def main():
                 address=dict(type='str', required=True),
             )),
             ping_count=dict(type='int', default=3),
-            parallel=dict(type='int', default=8),
             ping_retries=dict(type='int', default=1),
             node=dict(type='str'),
             tool_path=dict(type='path'),
@@ -211,13 +204,11 @@ def main():
         module.fail_json(msg='ping_count must be 1 to 1000 (hccn_tool pkt), got %d' % module.params['ping_count'])
     if module.params['ping_retries'] < 0:
         module.fail_json(msg='ping_retries must be 0 or more, got %d' % module.params['ping_retries'])
-    if module.params['parallel'] < 1:
-        module.fail_json(msg='parallel must be 1 or more, got %d' % module.params['parallel'])
     tool = locate_tool(module)
     node = module.params['node'] or socket.gethostname()
     try:
         rows = verify(module_runner(module), tool, module.params['devices'], module.params['peers'],
-                      module.params['ping_count'], module.params['parallel'], module.params['ping_retries'])
+                      module.params['ping_count'], module.params['ping_retries'])
     except HccnError as exc:
         module.fail_json(msg=str(exc), tool=tool)
     lines = failures(node, rows)

@@ -181,17 +181,6 @@ def test_table_is_aligned():
     ]
 
 
-def test_verify_in_parallel_gives_the_same_rows_in_order():
-    nics = FakeNics(devices=8, reachable={'10.20.0.17', '10.20.0.18'})
-    plan = [wanted(d, '10.20.0.%d' % (d + 1)) for d in range(8)]
-    hccn.configure(nics, TOOL, plan)
-    peers = [{'node': 'n2', 'device': d, 'address': '10.20.0.%d' % (17 + d)} for d in range(3)]
-    serial = hccn.verify(nics, TOOL, plan, peers, ping_count=1)
-    assert hccn.verify(nics, TOOL, plan, peers, ping_count=1, parallel=4) == serial
-    assert [r['device'] for r in serial] == list(range(8))
-    assert [r['pings_ok'] for r in serial] == [2] * 8
-
-
 def test_verify_pings_again_a_peer_that_did_not_answer():
     nics = FakeNics(reachable=set())
     plan = [wanted(0, '10.20.0.1')]
