@@ -138,7 +138,6 @@ def test_check_ping_count_range(run_module, tool):
     assert failed and result['msg'] == 'ping_count must be 1 to 1000 (hccn_tool pkt), got 0'
 
 
-
 def test_check_ping_retries_not_negative(run_module, tool):
     failed, result = run_module(hccn_check, {'devices': PLAN, 'ping_retries': -1, 'install_path': tool.install_path})
     assert failed and result['msg'] == 'ping_retries must be 0 or more, got -1'
