@@ -23,9 +23,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import os
 import re
 
-from ansible_collections.ascend.vllm.plugins.module_utils.command import describe_failure
+from ansible_collections.ascend.vllm.plugins.module_utils.command import describe_failure, find_executable
 
 NOT_SUPPORTED = 'The command is not supported on this product.'
 NO_IP = 'no ip was preset there'
@@ -282,3 +283,17 @@ def table(rows_by_node):
     widths = [max([len(header[i])] + [len(line[i]) for line in lines]) for i in range(len(header))]
     fmt = '  '.join('%%-%ds' % w for w in widths)
     return [(fmt % header).rstrip()] + [(fmt % line).rstrip() for line in lines]
+
+
+def locate_tool(tool_path, install_path, search_path):
+    """Where hccn_tool is: ``tool_path`` when given, else PATH, else <install_path>/driver/tools
+    (where the driver installs it). Returns (path, None) or (None, message)."""
+    if tool_path:
+        if not os.access(tool_path, os.X_OK):
+            return None, 'hccn_tool not found or not executable at %s' % tool_path
+        return tool_path, None
+    tools = os.path.join(install_path, 'driver', 'tools')
+    found = find_executable('hccn_tool', search_path, [tools])
+    if not found:
+        return None, 'hccn_tool not found in PATH nor in %s: install the NPU driver first' % tools
+    return found, None

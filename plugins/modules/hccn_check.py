@@ -160,21 +160,8 @@ import socket
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ascend.vllm.plugins.module_utils.command import find_executable, module_runner
-from ansible_collections.ascend.vllm.plugins.module_utils.hccn import HccnError, failures, verify
-
-
-def locate_tool(module):
-    path = module.params['tool_path']
-    if path:
-        if not os.access(path, os.X_OK):
-            module.fail_json(msg='hccn_tool not found or not executable at %s' % path)
-        return path
-    tools = os.path.join(module.params['install_path'], 'driver', 'tools')
-    found = find_executable('hccn_tool', os.environ.get('PATH', ''), [tools])
-    if not found:
-        module.fail_json(msg='hccn_tool not found in PATH nor in %s: install the NPU driver first' % tools)
-    return found
+from ansible_collections.ascend.vllm.plugins.module_utils.command import module_runner
+from ansible_collections.ascend.vllm.plugins.module_utils.hccn import HccnError, failures, verify, locate_tool
 
 
 def main():
@@ -204,7 +191,9 @@ def main():
         module.fail_json(msg='ping_count must be 1 to 1000 (hccn_tool pkt), got %d' % module.params['ping_count'])
     if module.params['ping_retries'] < 0:
         module.fail_json(msg='ping_retries must be 0 or more, got %d' % module.params['ping_retries'])
-    tool = locate_tool(module)
+    tool, error = locate_tool(module.params['tool_path'], module.params['install_path'], os.environ.get('PATH', ''))
+    if error:
+        module.fail_json(msg=error)
     node = module.params['node'] or socket.gethostname()
     try:
         rows = verify(module_runner(module), tool, module.params['devices'], module.params['peers'],

@@ -119,21 +119,8 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ascend.vllm.plugins.module_utils.command import find_executable, module_runner
-from ansible_collections.ascend.vllm.plugins.module_utils.hccn import SETTINGS, HccnError, configure
-
-
-def locate_tool(module):
-    path = module.params['tool_path']
-    if path:
-        if not os.access(path, os.X_OK):
-            module.fail_json(msg='hccn_tool not found or not executable at %s' % path)
-        return path
-    tools = os.path.join(module.params['install_path'], 'driver', 'tools')
-    found = find_executable('hccn_tool', os.environ.get('PATH', ''), [tools])
-    if not found:
-        module.fail_json(msg='hccn_tool not found in PATH nor in %s: install the NPU driver first' % tools)
-    return found
+from ansible_collections.ascend.vllm.plugins.module_utils.command import module_runner
+from ansible_collections.ascend.vllm.plugins.module_utils.hccn import SETTINGS, HccnError, configure, locate_tool
 
 
 def main():
@@ -151,7 +138,9 @@ def main():
         ),
         supports_check_mode=True,
     )
-    tool = locate_tool(module)
+    tool, error = locate_tool(module.params['tool_path'], module.params['install_path'], os.environ.get('PATH', ''))
+    if error:
+        module.fail_json(msg=error)
     try:
         results = configure(module_runner(module), tool, module.params['devices'], module.check_mode)
     except HccnError as exc:

@@ -202,3 +202,37 @@ def test_verify_pings_again_a_peer_that_did_not_answer():
     answers[:] = []
     assert hccn.verify(nics, TOOL, plan, peer, ping_count=1, retries=2)[0]['unreachable'] == peer
     assert len([c for c in nics.calls if '-ping' in c]) >= 3
+
+
+def _executable(path):
+    path.write_text('#!/bin/sh\n')
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_locate_tool_prefers_the_given_path(tmp_path):
+    tool = _executable(tmp_path / 'hccn_tool')
+    assert hccn.locate_tool(tool, '/nonexistent', '') == (tool, None)
+
+
+def test_locate_tool_refuses_a_given_path_that_is_not_executable(tmp_path):
+    (tmp_path / 'hccn_tool').write_text('')
+    path = str(tmp_path / 'hccn_tool')
+    assert hccn.locate_tool(path, '/nonexistent', '') == (
+        None, 'hccn_tool not found or not executable at %s' % path)
+
+
+def test_locate_tool_searches_path_then_the_driver_tools(tmp_path):
+    tools = tmp_path / 'Ascend' / 'driver' / 'tools'
+    tools.mkdir(parents=True)
+    in_driver = _executable(tools / 'hccn_tool')
+    assert hccn.locate_tool('', str(tmp_path / 'Ascend'), str(tmp_path / 'empty')) == (in_driver, None)
+    bindir = tmp_path / 'bin'
+    bindir.mkdir()
+    on_path = _executable(bindir / 'hccn_tool')
+    assert hccn.locate_tool('', str(tmp_path / 'Ascend'), str(bindir)) == (on_path, None)
+
+
+def test_locate_tool_names_the_driver_directory_when_missing(tmp_path):
+    assert hccn.locate_tool('', str(tmp_path), '') == (
+        None, 'hccn_tool not found in PATH nor in %s: install the NPU driver first' % (tmp_path / 'driver' / 'tools'))
