@@ -178,7 +178,8 @@ def recommend(nodes, npus, npu_groups=None):
     ``cpus_per_npu[i]``: a slice of the CPUs local to NPU i (by PCI order); NPUs sharing the
     same local CPUs get disjoint, equal slices so per-NPU worker threads do not contend.
     ``groups``: for each group of NPUs (``npu_groups``, else one group per NUMA node that holds
-    NPUs) every CPU local to its members and the NUMA nodes to bind memory to.
+    NPUs) every CPU local to its members, the NUMA nodes to bind memory to, and the members'
+    logical device ids (``devices``, where npu-smi gave them).
     Raises ValueError for a group naming an NPU index that does not exist.
     """
     nodes_by_id = dict((node['id'], node) for node in nodes)
@@ -208,6 +209,12 @@ def recommend(nodes, npus, npu_groups=None):
         cpus = sorted(set(cpu for index in members for cpu in bases[index]))
         groups.append({
             'npus': members,
+            # What ASCEND_RT_VISIBLE_DEVICES names: logical ids, not PCI positions. On an A2 the
+            # two orders differ (NPU 0 sits at bus C1, the last PCI position), so a binding looked
+            # up by PCI index pins the service to another NPU's CPUs. Unknown ids (npu-smi not
+            # readable) are left out: such a group binds no device.
+            'devices': sorted(npus[i]['device_index'] for i in members
+                              if npus[i].get('device_index') is not None),
             'numa_nodes': sorted(set(npus[i]['numa_node'] for i in members
                                      if npus[i]['numa_node'] is not None)),
             'cpus': format_cpu_list(cpus),

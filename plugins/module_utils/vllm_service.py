@@ -137,24 +137,31 @@ def parse_cpulist(text):
     return sorted(cpus)
 
 
-def numa_binding(plan, npus, online_nodes=None):
-    """The CPUs and NUMA nodes of the NUMA-plan entries (``{npus, numa_nodes, cpus}``) that hold
-    any of ``npus``. Returns {cpus: cpulist, numa_nodes: [int], entries: n} or None when no
-    entry covers them (nothing to bind to).
+def numa_binding(plan, devices, online_nodes=None):
+    """The CPUs and NUMA nodes of the NUMA-plan entries (``{npus, devices, numa_nodes, cpus}``)
+    that hold any of ``devices``, the service's logical device ids (ASCEND_RT_VISIBLE_DEVICES).
+    Returns {cpus: cpulist, numa_nodes: [int], entries: n} or None when no entry covers them
+    (nothing to bind to).
+
+    Entries are matched by their ``devices`` (logical ids), never by ``npus`` (positions in PCI
+    address order): the two orders differ on real servers (A2: logical 0 is bus C1, the last PCI
+    position), and a match by position binds the service to the CPUs of another NPU. A plan
+    without logical ids (npu-smi was not readable) therefore binds nothing rather than guessing.
 
     ``online_nodes`` (the node ids the kernel reports) drops nodes that do not exist from
     ``numa_nodes``: a PCI device may name a node the running kernel does not have (NUMA turned
     off in the firmware, a VM), and ``numactl --membind`` refuses such a node. The list is then
     empty and only the CPUs are bound.
     """
-    wanted = set(int(n) for n in npus)
+    wanted = set(int(n) for n in devices)
     cpus = set()
     nodes = set()
     count = 0
     for entry in plan or []:
         if not isinstance(entry, dict):
-            raise ServiceError('a NUMA plan entry must be a dict with npus, numa_nodes and cpus, got %r' % (entry,))
-        if wanted & set(int(n) for n in entry.get('npus', [])):
+            raise ServiceError('a NUMA plan entry must be a dict with npus, devices, numa_nodes and cpus, got %r'
+                               % (entry,))
+        if wanted & set(int(n) for n in entry.get('devices') or []):
             count += 1
             cpus.update(parse_cpulist(entry.get('cpus', '')))
             nodes.update(int(n) for n in entry.get('numa_nodes', []))

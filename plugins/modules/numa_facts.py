@@ -196,7 +196,14 @@ ansible_facts:
           elements: dict
           contains:
             npus:
-              description: NPU indexes of the group.
+              description: NPU indexes of the group (positions in C(npus), PCI address order).
+              type: list
+              elements: int
+            devices:
+              description:
+                - Logical device ids of the group's NPUs (their C(device_index), what ASCEND_RT_VISIBLE_DEVICES
+                  names), sorted; NPUs without one (npu-smi not readable) are left out. Match a service's devices
+                  against this list, not against C(npus) - on an Atlas 800 A2 logical 0 is the last PCI position.
               type: list
               elements: int
             numa_nodes:

@@ -97,8 +97,8 @@ def test_kunpeng_facts_from_sysfs_alone(kunpeng):
     assert facts['cpus_per_npu'] == ['0-11', '12-23', '24-35', '36-47',
                                      '96-107', '108-119', '120-131', '132-143']
     assert facts['groups'] == [
-        {'npus': [0, 1, 2, 3], 'numa_nodes': [0], 'cpus': '0-47', 'cpu_count': 48},
-        {'npus': [4, 5, 6, 7], 'numa_nodes': [2], 'cpus': '96-143', 'cpu_count': 48},
+        {'npus': [0, 1, 2, 3], 'devices': [], 'numa_nodes': [0], 'cpus': '0-47', 'cpu_count': 48},
+        {'npus': [4, 5, 6, 7], 'devices': [], 'numa_nodes': [2], 'cpus': '96-143', 'cpu_count': 48},
     ]
 
 
@@ -121,9 +121,9 @@ def test_kunpeng_with_npu_smi_topo_and_groups(kunpeng, recording_runner):
     assert facts['cpus_per_npu'] == ['144-155', '96-107', '0-11', '48-59',
                                      '12-23', '60-71', '156-167', '108-119']
     assert facts['groups'] == [
-        {'npus': [0, 1, 2, 3, 4, 5, 6, 7], 'numa_nodes': [0, 2],
+        {'npus': [0, 1, 2, 3, 4, 5, 6, 7], 'devices': [0, 1, 2, 3, 4, 5, 6, 7], 'numa_nodes': [0, 2],
          'cpus': '0-23,48-71,96-119,144-167', 'cpu_count': 96},
-        {'npus': [6, 7], 'numa_nodes': [2], 'cpus': '96-119,144-167', 'cpu_count': 48},
+        {'npus': [6, 7], 'devices': [0, 2], 'numa_nodes': [2], 'cpus': '96-119,144-167', 'cpu_count': 48},
     ]
 
 
@@ -188,7 +188,7 @@ def test_npu_without_numa_node_gets_every_cpu(sysfs):
     facts, dummy = gather_numa_facts(sysfs.root)
     assert [n['numa_node'] for n in facts['npus']] == [None, None]
     assert facts['cpus_per_npu'] == ['0-3', '4-7']
-    assert facts['groups'] == [{'npus': [0, 1], 'numa_nodes': [], 'cpus': '0-7', 'cpu_count': 8}]
+    assert facts['groups'] == [{'npus': [0, 1], 'devices': [], 'numa_nodes': [], 'cpus': '0-7', 'cpu_count': 8}]
 
 
 def test_uneven_split_differs_by_one_cpu_at_most():
@@ -203,3 +203,29 @@ def test_this_host_counts_every_cpu():
     facts, dummy = gather_numa_facts('/sys', meminfo_path='/proc/meminfo')
     assert facts['cpu_count'] == os.sysconf('SC_NPROCESSORS_CONF')
     assert sum(len(n['cpus']) for n in facts['nodes']) == os.sysconf('SC_NPROCESSORS_ONLN')
+
+
+def test_a2_binding_follows_logical_ids_through_the_bus(sysfs, recording_runner):
+    """An Atlas 800 A2 (910B3) as its captures show it: `npu-smi info` puts NPU 0 at bus C1:00.0
+    and NPU 4 at 01:00.0, `info -t topo` gives NPU 0 the CPUs 144-167 and NPU 4 0-23; eight NUMA
+    nodes of 24 CPUs, buses 00-3f on node 0, 40-7f on 2, 80-bf on 4, c0-ff on 6. The service names
+    logical ids (ASCEND_RT_VISIBLE_DEVICES), so the binding of device 0 must be node 6."""
+    from ansible_collections.ascend.vllm.plugins.module_utils.vllm_service import numa_binding
+    for node_id in range(8):
+        sysfs.node(node_id, '%d-%d' % (node_id * 24, node_id * 24 + 23), 133169152)
+    sysfs.cpus('0-191')
+    for bus, node_id in (('01', 0), ('02', 0), ('41', 2), ('42', 2), ('81', 4), ('82', 4), ('c1', 6), ('c2', 6)):
+        sysfs.pci('0000:%s:00.0' % bus, numa_node=node_id)
+    runner = recording_runner({
+        ('info',): read_fixture('910B3_26.1.0_1.txt'),
+        ('info', '-t', 'topo'): read_fixture('910B3_24.1.rc1.b030_topo_1.txt'),
+    })
+    facts, warnings = gather_numa_facts(sysfs.root, run=runner, npu_smi=NPU_SMI)
+    assert warnings == []
+    assert [(n['bus_id'], n['device_index']) for n in facts['npus']][0] == ('0000:01:00.0', 4)
+    groups = facts['groups']
+    assert [(g['npus'], g['devices'], g['numa_nodes']) for g in groups] == [
+        ([0, 1], [4, 5], [0]), ([2, 3], [6, 7], [2]), ([4, 5], [2, 3], [4]), ([6, 7], [0, 1], [6])]
+    assert numa_binding(groups, [0]) == {'cpus': '144-167', 'numa_nodes': [6], 'entries': 1}
+    assert numa_binding(groups, [4]) == {'cpus': '0-23', 'numa_nodes': [0], 'entries': 1}
+    assert numa_binding(groups, [0, 1, 2, 3]) == {'cpus': '96-119,144-167', 'numa_nodes': [4, 6], 'entries': 2}

@@ -54,8 +54,8 @@ def test_systemd_exec_quotes_what_systemd_would_expand():
         vs.systemd_exec(['a\nb'])
 
 
-PLAN = [{'npus': [0, 1, 2, 3], 'numa_nodes': [0], 'cpus': '0-47', 'cpu_count': 48},
-        {'npus': [4, 5, 6, 7], 'numa_nodes': [2], 'cpus': '96-143', 'cpu_count': 48}]
+PLAN = [{'npus': [0, 1, 2, 3], 'devices': [0, 1, 2, 3], 'numa_nodes': [0], 'cpus': '0-47', 'cpu_count': 48},
+        {'npus': [4, 5, 6, 7], 'devices': [4, 5, 6, 7], 'numa_nodes': [2], 'cpus': '96-143', 'cpu_count': 48}]
 
 
 def test_numa_binding_covers_the_entries_holding_the_npus():
@@ -63,6 +63,16 @@ def test_numa_binding_covers_the_entries_holding_the_npus():
     assert vs.numa_binding(PLAN, [3, 4]) == {'cpus': '0-47,96-143', 'numa_nodes': [0, 2], 'entries': 2}
     assert vs.numa_binding(PLAN, [9]) is None
     assert vs.numa_binding([], [0]) is None
+
+
+def test_numa_binding_matches_logical_ids_not_pci_positions():
+    # PCI position 0 holds logical device 4: a match by position would bind device 0 to node 0.
+    plan = [{'npus': [0, 1], 'devices': [4, 5], 'numa_nodes': [0], 'cpus': '0-23'},
+            {'npus': [6, 7], 'devices': [0, 1], 'numa_nodes': [6], 'cpus': '144-167'}]
+    assert vs.numa_binding(plan, [0]) == {'cpus': '144-167', 'numa_nodes': [6], 'entries': 1}
+    # Without logical ids (npu-smi unreadable) nothing is bound rather than a guess.
+    assert vs.numa_binding([{'npus': [0], 'devices': [], 'numa_nodes': [0], 'cpus': '0-23'}], [0]) is None
+    assert vs.numa_binding([{'npus': [0], 'numa_nodes': [0], 'cpus': '0-23'}], [0]) is None
 
 
 def test_numa_binding_keeps_only_nodes_the_kernel_has():

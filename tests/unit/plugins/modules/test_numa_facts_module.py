@@ -39,8 +39,8 @@ def test_kunpeng_with_npu_smi_and_groups(run_module, kunpeng, fake_npu_smi):
     assert facts['cpus_per_npu'] == ['0-11', '12-23', '24-35', '36-47',
                                      '96-107', '108-119', '120-131', '132-143']
     assert facts['groups'] == [
-        {'npus': [0, 1], 'numa_nodes': [0], 'cpus': '0-47', 'cpu_count': 48},
-        {'npus': [6, 7], 'numa_nodes': [2], 'cpus': '96-143', 'cpu_count': 48},
+        {'npus': [0, 1], 'devices': [1, 3], 'numa_nodes': [0], 'cpus': '0-47', 'cpu_count': 48},
+        {'npus': [6, 7], 'devices': [0, 2], 'numa_nodes': [2], 'cpus': '96-143', 'cpu_count': 48},
     ]
     assert result['warnings'] == [
         '`%s info -t topo` failed with rc=2: Error: the command info -t topo is not supported on '
