@@ -487,6 +487,7 @@ def resolve_stack(release=None, overrides=None, allow_unlisted=False, matrix=Non
         'torch_npu_source': row['torch_npu_source'],
         'triton_ascend': meta['triton_ascend'],
         'triton_ascend_excluded_chips': list(meta['triton_ascend_excluded_chips']),
+        'pip_check_expected': pip_check_expected(meta),
         'chips': dict(meta['chips']),
         'driver': driver,
         'driver_target': driver or stack_matrix.DEFAULT_DRIVER,
@@ -499,6 +500,18 @@ def resolve_stack(release=None, overrides=None, allow_unlisted=False, matrix=Non
     result.update(values)
     result['image'] = _image(meta, values, overridden)
     return result
+
+
+def pip_check_expected(row):
+    """The row's ``pip_check_expected`` (``"package -> requires"``) as ``{package, requires}`` dicts."""
+    expected = []
+    for text in row.get('pip_check_expected') or []:
+        parts = [part.strip() for part in str(text).split('->')]
+        if len(parts) != 2 or not all(parts):
+            raise StackError('stack matrix row %s: pip_check_expected entry %r is not "package -> requires"'
+                             % (row.get('release'), text))
+        expected.append({'package': parts[0], 'requires': parts[1]})
+    return expected
 
 
 def _as_stack(stack):

@@ -18,6 +18,16 @@ Field meanings:
                        (a key of ``TORCH_NPU_SOURCES``)
 ``triton_ascend``      pinned triton-ascend version, or None when the release pins none;
                        ``triton_ascend_excluded_chips`` lists chip families that must not get it
+``pip_check_expected`` the ``pip check`` conflicts this row always has, as ``"package -> requires"``
+                       (a version mismatch of ``package``'s requirement on ``requires``): vLLM's
+                       wheel pins a newer torch (and torchvision / torchaudio) than vllm-ascend,
+                       and upstream installs vllm-ascend last and ignores the complaint
+                       (vllm-project/vllm-ascend issues #3266, #5710). Any other conflict fails.
+
+The torch, torch-npu, triton-ascend and Python values follow the ``Requires-Dist`` /
+``Requires-Python`` that PyPI publishes for each vllm-ascend wheel (where the release notes or a
+docs table differ, the published metadata wins: it is what pip installs); a committed copy of that
+metadata is in ``tests/unit/fixtures/metadata`` and a unit test holds every row to it.
 ``chips``              chip family -> support level (a key of ``SUPPORT_LEVELS``); a family not
                        listed is not supported by that release
 ``driver_min``         hard minimum NPU driver, None unless upstream publishes one
@@ -117,6 +127,9 @@ RELEASES = [
         'torch_npu_source': 'pypi',
         'triton_ascend': None,
         'triton_ascend_excluded_chips': [],
+        # vllm 0.9.1 pins torch 2.7.0, torchvision 0.22.0, torchaudio 2.7.0; vllm-ascend moves
+        # torch to 2.5.1 and torchvision below 0.21, and leaves torchaudio (pinned to torch 2.7.0).
+        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch'],
         'chips': {'910b': 'supported', '910_93': 'partial'},
         'driver_min': None,
         'driver_recommended': None,
@@ -131,10 +144,15 @@ RELEASES = [
         'python_max': '3.11',
         'cann': '8.3.RC2',
         'torch': '2.7.1',
-        'torch_npu': '2.7.1.post1',
-        'torch_npu_source': 'huawei-mirror',
+        # The published vllm-ascend 0.11.0 requires torch-npu==2.7.1 (on PyPI), not the
+        # 2.7.1.post1 of the release notes.
+        'torch_npu': '2.7.1',
+        'torch_npu_source': 'pypi',
         'triton_ascend': None,
         'triton_ascend_excluded_chips': [],
+        # vllm 0.11.0 pins torch 2.8.0 / torchvision 0.23.0 / torchaudio 2.8.0; vllm-ascend pins
+        # torch 2.7.1 and an unpinned torchvision (re-resolved to 0.22.1), not torchaudio.
+        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch'],
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
         'driver_min': None,
         'driver_recommended': None,
@@ -153,6 +171,8 @@ RELEASES = [
         'torch_npu_source': 'pypi',
         'triton_ascend': '3.2.0',
         'triton_ascend_excluded_chips': [],
+        # vllm 0.13.0 pins torch 2.9.0 / torchvision 0.24.0 / torchaudio 2.9.0; vllm-ascend torch 2.8.0.
+        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch'],
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
         'driver_min': None,
         'driver_recommended': '25.5',
@@ -167,10 +187,16 @@ RELEASES = [
         'python_max': '3.11',
         'cann': '8.5.1',
         'torch': '2.9.0',
-        'torch_npu': '2.9.0.post1+git4c901a4',
-        'torch_npu_source': 'manual-wheel',
-        'triton_ascend': None,
+        # The published vllm-ascend 0.18.0 requires torch-npu==2.9.0 and triton-ascend==3.2.0
+        # (both on PyPI) and numpy<2.0.0; the release table's 2.9.0.post1+git4c901a4 does not
+        # resolve against it.
+        'torch_npu': '2.9.0',
+        'torch_npu_source': 'pypi',
+        'triton_ascend': '3.2.0',
         'triton_ascend_excluded_chips': [],
+        # vllm 0.18.0 pins torch 2.10.0 / torchvision 0.25.0 / torchaudio 2.10.0; vllm-ascend
+        # pins all three to the 2.9.0 set.
+        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'vllm -> torchaudio'],
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'supported'},
         'driver_min': None,
         'driver_recommended': None,
@@ -189,6 +215,9 @@ RELEASES = [
         'torch_npu_source': 'pypi',
         'triton_ascend': '3.2.2',
         'triton_ascend_excluded_chips': ['310p'],
+        # vllm 0.23.0 pins torch 2.11.0 / torchvision 0.26.0 / torchaudio 2.11.0; vllm-ascend
+        # pins all three to the 2.10.0 set.
+        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'vllm -> torchaudio'],
         'chips': {
             '910b': 'supported',
             '910_93': 'supported',

@@ -19,19 +19,20 @@ from ansible_collections.ascend.vllm.plugins.module_utils.stack import (
 ROW_FIELDS = {
     'release', 'status', 'vllm', 'vllm_ascend', 'python_min', 'python_max', 'cann', 'torch',
     'torch_npu', 'torch_npu_source', 'triton_ascend', 'triton_ascend_excluded_chips', 'chips',
-    'driver_min', 'driver_recommended', 'notes',
+    'driver_min', 'driver_recommended', 'notes', 'pip_check_expected',
 }
 
-# vllm-ascend's versioning policy, as the design reference lists it.
+# vllm-ascend's versioning policy; torch-npu and triton-ascend as the published wheels require
+# them (test_stack_metadata.py holds these to the committed metadata).
 PUBLISHED = [
     # release, vllm, python, cann, torch, torch_npu, source, triton, chips
     ('0.9.1', '0.9.1', ('3.9', '3.11'), '8.2.RC1', '2.5.1', '2.5.1.post1', 'pypi', None,
      {'910b': 'supported', '910_93': 'partial'}),
-    ('0.11.0', '0.11.0', ('3.9', '3.11'), '8.3.RC2', '2.7.1', '2.7.1.post1', 'huawei-mirror', None,
+    ('0.11.0', '0.11.0', ('3.9', '3.11'), '8.3.RC2', '2.7.1', '2.7.1', 'pypi', None,
      {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'}),
     ('0.13.0', '0.13.0', ('3.10', '3.11'), '8.5.0', '2.8.0', '2.8.0.post2', 'pypi', '3.2.0',
      {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'}),
-    ('0.18.0', '0.18.0', ('3.10', '3.11'), '8.5.1', '2.9.0', '2.9.0.post1+git4c901a4', 'manual-wheel', None,
+    ('0.18.0', '0.18.0', ('3.10', '3.11'), '8.5.1', '2.9.0', '2.9.0', 'pypi', '3.2.0',
      {'910b': 'supported', '910_93': 'supported', '310p': 'supported'}),
     ('0.23.0', '0.23.0', ('3.10', '3.12'), '9.1.0', '2.10.0', '2.10.0.post4', 'pypi', '3.2.2',
      {'910b': 'supported', '910_93': 'supported', '950dt': 'supported', '310p': 'experimental'}),

@@ -170,7 +170,8 @@ def test_vllm_ascend_override_to_another_row_takes_that_rows_metadata():
     assert stack['overridden'] == ['vllm_ascend', 'vllm', 'cann', 'torch', 'torch_npu']
     assert stack['python_max'] == '3.11'
     assert stack['chips'] == row['chips']
-    assert stack['triton_ascend'] is None
+    assert stack['triton_ascend'] == '3.2.0'
+    assert stack['pip_check_expected'][-1] == {'package': 'vllm', 'requires': 'torchaudio'}
     assert stack['image']['tag'] == 'v0.18.0'
     assert stack['warnings'] == [
         'ascend_stack_overrides: vllm_ascend=0.18.0 is release 0.18.0 of the stack matrix; '

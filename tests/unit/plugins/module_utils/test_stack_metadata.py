@@ -1,0 +1,125 @@
+# -*- coding: utf-8 -*-
+# Apache License 2.0 (see LICENSE)
+"""Every stack matrix row against the metadata PyPI publishes for its packages
+(tests/unit/fixtures/metadata): what the row pins must be what pip installs."""
+
+from __future__ import (absolute_import, division, print_function)
+
+__metaclass__ = type
+
+import os
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from ansible_collections.ascend.vllm.plugins.module_utils import stack_matrix
+from ansible_collections.ascend.vllm.plugins.module_utils.pip_check import canonical
+from ansible_collections.ascend.vllm.plugins.module_utils.stack import resolve_stack
+
+METADATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'fixtures', 'metadata')
+FINAL_ROWS = [row for row in stack_matrix.RELEASES if row['status'] == 'final']
+
+
+def published(name, version, arch=None):
+    """(Requires-Python specifier, {canonical name: [Requirement]}) of a committed METADATA copy."""
+    base = os.path.join(METADATA, '%s-%s' % (name, version))
+    path = '%s-%s.txt' % (base, arch) if arch and os.path.exists('%s-%s.txt' % (base, arch)) else base + '.txt'
+    python, requires = SpecifierSet(''), {}
+    with open(path) as handle:
+        for line in handle:
+            key, _, value = line.partition(':')
+            if key == 'Requires-Python':
+                python = SpecifierSet(value.strip())
+            elif key == 'Requires-Dist':
+                req = Requirement(value.strip())
+                if req.marker is None or req.marker.evaluate({'extra': ''}):
+                    requires.setdefault(canonical(req.name), []).append(req)
+    return python, requires
+
+
+def pinned(requires, name):
+    """The version an ``==`` requirement pins, else None."""
+    for req in requires.get(name, []):
+        for spec in req.specifier:
+            if spec.operator == '==':
+                return spec.version
+    return None
+
+
+def admits(requires, name, version):
+    return all(req.specifier.contains(version, prereleases=True) for req in requires.get(name, []))
+
+
+@pytest.mark.parametrize('row', FINAL_ROWS, ids=lambda row: row['release'])
+def test_row_installs_what_vllm_ascend_requires(row):
+    python, requires = published('vllm-ascend', row['vllm_ascend'])
+    # torch: the row's pin satisfies vllm-ascend's requirement (0.9.1 asks torch>=2.5.1).
+    assert 'torch' in requires and admits(requires, 'torch', row['torch'])
+    assert pinned(requires, 'torch-npu') == row['torch_npu']
+    assert pinned(requires, 'triton-ascend') == row['triton_ascend']
+    # The interpreter range the row allows is inside vllm-ascend's Requires-Python.
+    assert Version(row['python_min'] + '.0') in python
+    assert Version(row['python_max'] + '.0') in python
+    assert row['torch_npu_source'] == 'pypi'
+
+
+@pytest.mark.parametrize('row', FINAL_ROWS, ids=lambda row: row['release'])
+@pytest.mark.parametrize('arch', ['aarch64', 'x86_64'])
+def test_torch_npu_requires_the_rows_torch(row, arch):
+    _, requires = published('torch-npu', row['torch_npu'], arch)
+    wanted = pinned(requires, 'torch')
+    # aarch64: the plain wheel; x86_64: the +cpu build of the same torch.
+    assert wanted == (row['torch'] if arch == 'aarch64' else row['torch'] + '+cpu')
+
+
+def _torch_companion(name, torch, candidates):
+    """The newest committed ``name`` (torchvision, torchaudio) that admits ``torch``."""
+    for version in sorted(candidates, key=Version, reverse=True):
+        _, requires = published(name, version)
+        if pinned(requires, 'torch') == torch:
+            return version
+    return None
+
+
+TORCHVISION = ['0.20.1', '0.22.0', '0.22.1', '0.23.0', '0.24.0', '0.25.0', '0.26.0']
+TORCHAUDIO = ['2.5.1', '2.7.0', '2.7.1', '2.8.0', '2.9.0', '2.10.0', '2.11.0']
+
+
+def _expected_conflicts(row):
+    """What ``pip check`` reports after vLLM then vllm-ascend, worked out from the metadata alone:
+    vLLM's pins that the vllm-ascend install moves, and what is left pinned to vLLM's torch."""
+    _, vllm = published('vllm', row['vllm'])
+    _, ascend = published('vllm-ascend', row['vllm_ascend'])
+    installed = {'torch': row['torch']}
+    for name, candidates in (('torchvision', TORCHVISION), ('torchaudio', TORCHAUDIO)):
+        if name in ascend:
+            # vllm-ascend re-resolves it: the newest one that matches its torch and its specifier.
+            version = _torch_companion(name, row['torch'],
+                                       [v for v in candidates if admits(ascend, name, v)])
+        else:
+            version = pinned(vllm, name)   # stays as vLLM installed it
+        installed[name] = version
+    conflicts = set()
+    for name in ('torch', 'torchvision', 'torchaudio'):
+        if not admits(vllm, name, installed[name]):
+            conflicts.add('vllm -> %s' % name)
+    for name in ('torchvision', 'torchaudio'):
+        _, requires = published(name, installed[name])
+        if not admits(requires, 'torch', row['torch']):
+            conflicts.add('%s -> torch' % name)
+    return conflicts
+
+
+@pytest.mark.parametrize('row', FINAL_ROWS, ids=lambda row: row['release'])
+def test_expected_pip_conflicts_follow_from_the_metadata(row):
+    assert set(row['pip_check_expected']) == _expected_conflicts(row)
+    assert resolve_stack(row['release'])['pip_check_expected'] == [
+        dict(zip(('package', 'requires'), entry.split(' -> '))) for entry in row['pip_check_expected']]
+
+
+def test_vllm_pins_a_newer_torch_than_vllm_ascend_in_every_row():
+    for row in FINAL_ROWS:
+        _, vllm = published('vllm', row['vllm'])
+        assert Version(pinned(vllm, 'torch')) > Version(row['torch']), row['release']
