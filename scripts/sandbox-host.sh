@@ -52,10 +52,11 @@ for chip in 910b 910_93 310p; do
     --out "$SANDBOX_DIR/artifacts/$chip" --arch "$arch" --chip "$chip" >/dev/null
 done
 # The real PyPI wheels a serving venv needs besides the stand-ins: CANN's Python requirements
-# (the cann role's cann_python_requirements; numpy below 2 for CANN 8.x, any for 9.x), for the
+# (the cann role's cann_python_requirements; numpy below 2 for CANN 8.x, any for 9.x) and pillow
+# (which vLLM and torchvision require, as published), for the
 # nodes' Python 3.11 on this architecture, from the index of this machine's pip configuration.
 # Downloaded once: the stamp records the lists, so a re-run asks no index.
-pypi_wheels=(attrs decorator sympy cffi pyyaml pathlib2 psutil protobuf scipy requests absl-py wheel typing_extensions)
+pypi_wheels=(attrs decorator sympy cffi pyyaml pathlib2 psutil protobuf scipy requests absl-py wheel typing_extensions pillow)
 stamp="$SANDBOX_DIR/wheels/.pypi-downloaded"
 if [ "$(cat "$stamp" 2>/dev/null)" != "numpy<2.0.0 numpy ${pypi_wheels[*]}" ]; then
   mkdir -p "$SANDBOX_DIR/wheels"

@@ -9,6 +9,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.ascend.vllm.plugins.module_utils import pip_check
 from ansible_collections.ascend.vllm.plugins.module_utils import vllm_service as vs
 
 
@@ -39,6 +40,13 @@ def vllm_numa_binding(plan, npus, online_nodes=None):
     return _call(vs.numa_binding, plan, npus, online_nodes)
 
 
+def vllm_pip_check(result, expected):
+    """A registered ``pip check`` result -> its verdict against the stack's expected conflicts."""
+    if not isinstance(result, dict):
+        raise AnsibleFilterError('vllm_pip_check: expected the registered result of pip check, got %r' % (result,))
+    return _call(pip_check.verdict, result.get('stdout', ''), result.get('rc', 0), expected)
+
+
 def vllm_env_file(text):
     return _call(vs.parse_env_file, text)
 
@@ -56,5 +64,6 @@ class FilterModule(object):
             'vllm_systemd_exec': vllm_systemd_exec,
             'vllm_numa_binding': vllm_numa_binding,
             'vllm_env_file': vllm_env_file,
+            'vllm_pip_check': vllm_pip_check,
             'vllm_container_plan': vllm_container_plan,
         }

@@ -1,4 +1,5 @@
-"""Wheelhouse of stand-in serving packages: vllm, vllm-ascend, torch, torch-npu, triton-ascend.
+"""Wheelhouse of stand-in serving packages: vllm, vllm-ascend, torch, torch-npu, torchvision,
+torchaudio, triton-ascend.
 
     python3 -m ascend_sim.wheels build --out DIR [--release 0.23.0 ...]
     python3 -m ascend_sim.wheels matrix
@@ -11,11 +12,20 @@ default) into DIR, plus a PEP 503 index under ``DIR/simple/``. Both of these wor
 
 Versions carry the local label ``+sim`` (``vllm==0.23.0`` still selects
 ``0.23.0+sim``: a pin without a local label ignores it); a version that already has a
-local label, such as torch-npu ``2.9.0.post1+git4c901a4``, is kept exactly. The
-dependencies are declared so that ``pip check`` passes for a consistent row and fails
-for a mixed one: vllm-ascend pins vllm, torch, torch-npu (and triton-ascend where the row
-has it), torch-npu pins torch. Output is byte-for-byte reproducible; files whose content
-is unchanged are not rewritten.
+local label, such as torch ``2.10.0+cpu``, is kept exactly.
+
+Requirements follow the metadata PyPI publishes for each package at each version (the
+``Requires-Python`` / ``Requires-Dist`` lines of the real wheels; a committed copy is in
+``tests/unit/fixtures/metadata`` and ``tests/unit/simulator/test_wheels.py`` compares): every
+real requirement on a package of the serving stack (``STACK_NAMES``) is carried as published,
+the others (transformers, fastapi, ... - not in this wheelhouse) are left out. So pip resolves
+and conflicts here as on a real node: vLLM's wheel pins a newer torch than vllm-ascend, the
+vllm-ascend install moves torch back, and ``pip check`` names vLLM's pins afterwards.
+torch-npu's published x86_64 wheels require the ``+cpu`` torch build and its aarch64 wheels the
+plain one; the stand-in (one wheel for both) says so with ``platform_machine`` markers, and the
+wheelhouse carries both torch builds. The torch stand-in requires nothing (the real one
+requires filelock, sympy, networkx, jinja2, fsspec and, for the CUDA build, nvidia-* and triton).
+Output is byte-for-byte reproducible; files whose content is unchanged are not rewritten.
 """
 import argparse
 import base64
@@ -34,24 +44,75 @@ from .paths import write_if_changed
 SERVING_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "serving")
 LOCAL_LABEL = "sim"
 
-# vllm-ascend release -> stack (DESIGN section 4; upstream versioning policy).
+# Project names whose requirements the stand-ins carry (everything this wheelhouse holds, plus
+# numpy and pillow, which the sandbox downloads as real wheels).
+STACK_NAMES = ("vllm", "vllm-ascend", "torch", "torch-npu", "torchvision", "torchaudio",
+               "triton-ascend", "numpy", "pillow")
+
+# vllm-ascend release -> the versions its row installs, and the torch vLLM's own wheel pins.
 STACKS = {
     "0.9.1": {"vllm": "0.9.1", "vllm_ascend": "0.9.1", "torch": "2.5.1",
-              "torch_npu": "2.5.1.post1", "triton_ascend": None, "requires_python": ">=3.9"},
+              "torch_npu": "2.5.1.post1", "triton_ascend": None, "vllm_torch": "2.7.0"},
     "0.11.0": {"vllm": "0.11.0", "vllm_ascend": "0.11.0", "torch": "2.7.1",
-               "torch_npu": "2.7.1.post1", "triton_ascend": None, "requires_python": ">=3.9"},
+               "torch_npu": "2.7.1", "triton_ascend": None, "vllm_torch": "2.8.0"},
     "0.13.0": {"vllm": "0.13.0", "vllm_ascend": "0.13.0", "torch": "2.8.0",
-               "torch_npu": "2.8.0.post2", "triton_ascend": "3.2.0",
-               "requires_python": ">=3.10"},
-    # Upstream's v0.18.0 setup pins triton-ascend==3.2.0 although the release table of the
-    # design omits it; the pin is what pip resolves, so it is kept.
+               "torch_npu": "2.8.0.post2", "triton_ascend": "3.2.0", "vllm_torch": "2.9.0"},
     "0.18.0": {"vllm": "0.18.0", "vllm_ascend": "0.18.0", "torch": "2.9.0",
-               "torch_npu": "2.9.0.post1+git4c901a4", "triton_ascend": "3.2.0",
-               "requires_python": ">=3.10"},
+               "torch_npu": "2.9.0", "triton_ascend": "3.2.0", "vllm_torch": "2.10.0"},
     "0.23.0": {"vllm": "0.23.0", "vllm_ascend": "0.23.0", "torch": "2.10.0",
-               "torch_npu": "2.10.0.post4", "triton_ascend": "3.2.2",
-               "requires_python": ">=3.10"},
+               "torch_npu": "2.10.0.post4", "triton_ascend": "3.2.2", "vllm_torch": "2.11.0"},
 }
+
+# torch -> the torchvision and torchaudio built for it (each pins that torch).
+TORCH_COMPANIONS = {
+    "2.5.1": ("0.20.1", "2.5.1"), "2.7.0": ("0.22.0", "2.7.0"), "2.7.1": ("0.22.1", "2.7.1"),
+    "2.8.0": ("0.23.0", "2.8.0"), "2.9.0": ("0.24.0", "2.9.0"), "2.10.0": ("0.25.0", "2.10.0"),
+    "2.11.0": ("0.26.0", "2.11.0"),
+}
+
+# (distribution, version) -> (Requires-Python or None, [Requires-Dist]) as published, limited to
+# STACK_NAMES. vllm-ascend requires no vllm: nothing in pip stops a mismatched pair (the stack
+# resolver does).
+_TV_PILLOW = "pillow!=8.3.*,>=5.3.0"
+REQUIRES = {
+    ("vllm_ascend", "0.9.1"): (">=3.9", ["numpy<2.0.0", "torch>=2.5.1", "torchvision<0.21.0",
+                                         "torch-npu==2.5.1.post1"]),
+    ("vllm_ascend", "0.11.0"): (">=3.9", ["numpy<2.0.0", "torch==2.7.1", "torchvision", "torch-npu==2.7.1"]),
+    ("vllm_ascend", "0.13.0"): (">=3.10", ["numpy<2.0.0", "torch==2.8.0", "torchvision",
+                                           "torch-npu==2.8.0.post2", "triton-ascend==3.2.0"]),
+    ("vllm_ascend", "0.18.0"): (">=3.10", ["numpy<2.0.0", "torch==2.9.0", "torchvision==0.24.0",
+                                           "torchaudio==2.9.0", "torch-npu==2.9.0", "triton-ascend==3.2.0"]),
+    ("vllm_ascend", "0.23.0"): (">=3.10", ["numpy", "torch==2.10.0", "torch-npu==2.10.0.post4",
+                                           "torchvision==0.25.0", "torchaudio==2.10.0", "triton-ascend==3.2.2"]),
+    ("vllm", "0.9.1"): ("<3.13,>=3.9", ["numpy", "pillow", "torch==2.7.0", "torchaudio==2.7.0", "torchvision==0.22.0"]),
+    ("vllm", "0.11.0"): ("<3.14,>=3.9", ["numpy", "pillow", "torch==2.8.0", "torchaudio==2.8.0", "torchvision==0.23.0"]),
+    ("vllm", "0.13.0"): ("<3.14,>=3.10", ["numpy", "pillow", "torch==2.9.0", "torchaudio==2.9.0", "torchvision==0.24.0"]),
+    ("vllm", "0.18.0"): ("<3.14,>=3.10", ["numpy", "pillow", "torch==2.10.0", "torchaudio==2.10.0", "torchvision==0.25.0"]),
+    ("vllm", "0.23.0"): ("<3.15,>=3.10", ["numpy", "pillow", "torch==2.11.0", "torchaudio==2.11.0", "torchvision==0.26.0"]),
+    ("torchvision", "0.20.1"): (">=3.8", ["numpy", "torch==2.5.1", _TV_PILLOW]),
+    ("torchvision", "0.22.0"): (">=3.9", ["numpy", "torch==2.7.0", _TV_PILLOW]),
+    ("torchvision", "0.22.1"): (">=3.9", ["numpy", "torch==2.7.1", _TV_PILLOW]),
+    ("torchvision", "0.23.0"): (">=3.9", ["numpy", "torch==2.8.0", _TV_PILLOW]),
+    ("torchvision", "0.24.0"): (">=3.10", ["numpy", "torch==2.9.0", _TV_PILLOW]),
+    ("torchvision", "0.25.0"): (">=3.10", ["numpy", "torch==2.10.0", _TV_PILLOW]),
+    ("torchvision", "0.26.0"): (">=3.10,!=3.14.1", ["numpy", "torch==2.11.0", _TV_PILLOW]),
+    ("torchaudio", "2.5.1"): (None, ["torch==2.5.1"]),
+    ("torchaudio", "2.7.0"): (None, ["torch==2.7.0"]),
+    ("torchaudio", "2.7.1"): (None, ["torch==2.7.1"]),
+    ("torchaudio", "2.8.0"): (None, ["torch==2.8.0"]),
+    ("torchaudio", "2.9.0"): (None, ["torch==2.9.0"]),
+    ("torchaudio", "2.10.0"): (None, ["torch==2.10.0"]),
+    ("torchaudio", "2.11.0"): (None, []),          # the published 2.11.0 pins no torch
+    ("triton_ascend", "3.2.0"): (None, []),        # published without any requirement
+    ("triton_ascend", "3.2.2"): (None, []),        # not on PyPI (Huawei's pip mirror): assumed as 3.2.0
+}
+
+
+def _torch_npu_requires(torch):
+    # The published torch-npu wheels: aarch64 requires torch==X, x86_64 torch==X+cpu.
+    return (None, ['torch==%s; platform_machine == "aarch64"' % torch,
+                   'torch==%s+cpu; platform_machine == "x86_64"' % torch])
+
 
 # distribution -> (display name, import package, summary)
 PACKAGES = {
@@ -61,8 +122,10 @@ PACKAGES = {
     "vllm_ascend": ("vllm-ascend", "vllm_ascend",
                     "vLLM Ascend backend plugin (test stand-in)"),
     "torch": ("torch", "torch",
-              "Tensors and Dynamic neural networks in Python (CPU build, test stand-in)"),
+              "Tensors and Dynamic neural networks in Python (test stand-in)"),
     "torch_npu": ("torch-npu", "torch_npu", "Ascend NPU adapter for PyTorch (test stand-in)"),
+    "torchvision": ("torchvision", "torchvision", "image and video datasets and models for torch (test stand-in)"),
+    "torchaudio": ("torchaudio", "torchaudio", "An audio package for PyTorch (test stand-in)"),
     "triton_ascend": ("triton-ascend", "triton", "Triton for Ascend NPUs (test stand-in)"),
 }
 
@@ -99,29 +162,29 @@ def _record_hash(data):
     return "sha256=" + base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
-def _requirements(dist, row):
-    if dist == "vllm_ascend":
-        reqs = ["vllm==%s" % row["vllm"], "torch==%s" % row["torch"],
-                "torch-npu==%s" % public_version(row["torch_npu"])]
-        if row.get("triton_ascend"):
-            reqs.append("triton-ascend==%s" % row["triton_ascend"])
-        return reqs
+def requires(dist, version):
+    """(Requires-Python or None, [Requires-Dist]) of the stand-in ``dist`` ``version``."""
+    if dist == "torch":
+        return (None, [])
     if dist == "torch_npu":
-        return ["torch==%s" % row["torch"]]
-    return []
+        torch = [row["torch"] for row in STACKS.values() if row["torch_npu"] == version][0]
+        return _torch_npu_requires(torch)
+    return REQUIRES[(dist, public_version(version))]
 
 
-def _metadata(dist, version, row):
+def _metadata(dist, version):
     display, _, summary = PACKAGES[dist]
+    python, reqs = requires(dist, version)
     lines = [
         "Metadata-Version: 2.1",
         "Name: %s" % display,
         "Version: %s" % wheel_version(version),
         "Summary: %s" % summary,
         "License: Apache-2.0",
-        "Requires-Python: %s" % row["requires_python"],
     ]
-    lines += ["Requires-Dist: %s" % req for req in _requirements(dist, row)]
+    if python:
+        lines.append("Requires-Python: %s" % python)
+    lines += ["Requires-Dist: %s" % req for req in reqs]
     return ("\n".join(lines) + "\n\n").encode("utf-8")
 
 
@@ -149,7 +212,7 @@ def build_wheel_bytes(dist, version, row):
     files = _package_files(import_name, version)
     dist_info = "%s-%s.dist-info" % (dist, wheel_version(version))
     meta = {
-        "%s/METADATA" % dist_info: _metadata(dist, version, row),
+        "%s/METADATA" % dist_info: _metadata(dist, version),
         "%s/WHEEL" % dist_info: ("Wheel-Version: 1.0\nGenerator: ascend_sim.wheels\n"
                                  "Root-Is-Purelib: true\nTag: py3-none-any\n\n").encode(),
         "%s/top_level.txt" % dist_info: ("%s\n" % import_name).encode(),
@@ -173,12 +236,18 @@ def build_wheel_bytes(dist, version, row):
 
 
 def planned_wheels(releases):
-    """{filename: (dist, version, row)} for the requested stack rows."""
+    """{filename: (dist, version, row)} for the requested stack rows: the row's own packages,
+    torch both as the plain build and as ``+cpu`` (what torch-npu requires on x86_64), and vLLM's
+    torch with the torchvision / torchaudio of both torches."""
     plan = {}
     for release in releases:
         row = STACKS[release]
-        for dist in ("vllm", "vllm_ascend", "torch", "torch_npu", "triton_ascend"):
-            version = row.get(dist)
+        wanted = [("vllm", row["vllm"]), ("vllm_ascend", row["vllm_ascend"]), ("torch_npu", row["torch_npu"]),
+                  ("triton_ascend", row["triton_ascend"])]
+        for torch in (row["torch"], row["vllm_torch"]):
+            vision, audio = TORCH_COMPANIONS[torch]
+            wanted += [("torch", torch), ("torch", torch + "+cpu"), ("torchvision", vision), ("torchaudio", audio)]
+        for dist, version in wanted:
             if version:
                 plan.setdefault(wheel_filename(dist, version), (dist, version, row))
     return plan

@@ -20,12 +20,26 @@ import urllib.request
 import zipfile
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 
 from ascend_sim import model as model_gen
 from ascend_sim import wheels
 
 SIM_DIR = os.path.dirname(os.path.dirname(wheels.__file__))
 ROW_0_23 = ["vllm==0.23.0", "vllm-ascend==0.23.0", "torch==2.10.0", "torch-npu==2.10.0.post4"]
+
+
+def _tiny_wheel(out, name, version):
+    """A wheel of ``name`` with no code: numpy and pillow, which the sandbox downloads as real
+    wheels, only have to be installable here."""
+    info = "%s-%s.dist-info" % (name, version)
+    files = {"%s/METADATA" % info: "Metadata-Version: 2.1\nName: %s\nVersion: %s\n\n" % (name, version),
+             "%s/WHEEL" % info: "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n\n"}
+    files["%s/RECORD" % info] = "".join("%s,,\n" % path for path in files) + "%s/RECORD,,\n" % info
+    with zipfile.ZipFile(os.path.join(out, "%s-%s-py3-none-any.whl" % (name, version)), "w") as archive:
+        for path, text in files.items():
+            archive.writestr(path, text)
 
 
 def _clean_env(**extra):
@@ -47,6 +61,12 @@ def _run(argv, env=None, timeout=300):
 def wheelhouse(tmp_path_factory):
     out = str(tmp_path_factory.mktemp("wheelhouse"))
     wheels.build(out)
+    deps = str(tmp_path_factory.mktemp("deps"))
+    for name, version in (("numpy", "1.26.4"), ("pillow", "11.0.0")):
+        _tiny_wheel(deps, name, version)
+    for fname in os.listdir(deps):
+        os.replace(os.path.join(deps, fname), os.path.join(out, fname))
+    wheels.build(out)   # the index covers them too
     return out
 
 
@@ -70,22 +90,19 @@ def _installed(venv):
 
 # --------------------------------------------------------------------------- files
 def test_every_stack_row_has_its_wheels(wheelhouse):
-    names = sorted(f for f in os.listdir(wheelhouse) if f.endswith(".whl"))
-    assert names == sorted([
-        "vllm-0.9.1+sim-py3-none-any.whl", "vllm_ascend-0.9.1+sim-py3-none-any.whl",
-        "torch-2.5.1+sim-py3-none-any.whl", "torch_npu-2.5.1.post1+sim-py3-none-any.whl",
-        "vllm-0.11.0+sim-py3-none-any.whl", "vllm_ascend-0.11.0+sim-py3-none-any.whl",
-        "torch-2.7.1+sim-py3-none-any.whl", "torch_npu-2.7.1.post1+sim-py3-none-any.whl",
-        "vllm-0.13.0+sim-py3-none-any.whl", "vllm_ascend-0.13.0+sim-py3-none-any.whl",
-        "torch-2.8.0+sim-py3-none-any.whl", "torch_npu-2.8.0.post2+sim-py3-none-any.whl",
-        "triton_ascend-3.2.0+sim-py3-none-any.whl",
-        "vllm-0.18.0+sim-py3-none-any.whl", "vllm_ascend-0.18.0+sim-py3-none-any.whl",
-        "torch-2.9.0+sim-py3-none-any.whl",
-        "torch_npu-2.9.0.post1+git4c901a4-py3-none-any.whl",
+    names = set(f for f in os.listdir(wheelhouse) if f.endswith(".whl") and not f.startswith(("numpy", "pillow")))
+    assert set(wheels.planned_wheels(sorted(wheels.STACKS))) == names
+    # The 0.23.0 row: its own packages, torch 2.10.0 (plain and +cpu, for torch-npu on aarch64
+    # and x86_64) and vLLM's torch 2.11.0, each with its torchvision and torchaudio.
+    assert set(wheels.planned_wheels(["0.23.0"])) == {
         "vllm-0.23.0+sim-py3-none-any.whl", "vllm_ascend-0.23.0+sim-py3-none-any.whl",
-        "torch-2.10.0+sim-py3-none-any.whl", "torch_npu-2.10.0.post4+sim-py3-none-any.whl",
-        "triton_ascend-3.2.2+sim-py3-none-any.whl",
-    ])
+        "torch_npu-2.10.0.post4+sim-py3-none-any.whl", "triton_ascend-3.2.2+sim-py3-none-any.whl",
+        "torch-2.10.0+sim-py3-none-any.whl", "torch-2.10.0+cpu-py3-none-any.whl",
+        "torchvision-0.25.0+sim-py3-none-any.whl", "torchaudio-2.10.0+sim-py3-none-any.whl",
+        "torch-2.11.0+sim-py3-none-any.whl", "torch-2.11.0+cpu-py3-none-any.whl",
+        "torchvision-0.26.0+sim-py3-none-any.whl", "torchaudio-2.11.0+sim-py3-none-any.whl",
+    }
+    assert len(names) == 45   # 17 of the rows, 7 torches x (plain, +cpu, torchvision, torchaudio)
 
 
 def _dist_info(archive):
@@ -106,7 +123,6 @@ def _metadata(archive):
 
 @pytest.mark.parametrize("release", sorted(wheels.STACKS))
 def test_wheels_have_valid_record_metadata_and_entry_points(wheelhouse, release):
-    row = wheels.STACKS[release]
     for fname in wheels.planned_wheels([release]):
         with zipfile.ZipFile(os.path.join(wheelhouse, fname)) as archive:
             assert archive.testzip() is None
@@ -126,31 +142,73 @@ def test_wheels_have_valid_record_metadata_and_entry_points(wheelhouse, release)
                 assert digest == "sha256=" + expected.decode() and int(size) == len(data)
             meta = _metadata(archive)
             assert meta["Version"] == [fname.split("-")[1]]
-            assert meta["Requires-Python"] == [row["requires_python"]]
-            requires = set(meta.get("Requires-Dist", []))
             top = archive.read(info + "/top_level.txt").decode().strip()
             version_py = archive.read(top + "/_version.py").decode()
             assert "__version__ = %r" % fname.split("-")[1] in version_py
             if fname.startswith("vllm_ascend-"):
-                expected_reqs = {"vllm==%s" % row["vllm"], "torch==%s" % row["torch"],
-                                 "torch-npu==%s" % row["torch_npu"].split("+")[0]}
-                if row["triton_ascend"]:
-                    expected_reqs.add("triton-ascend==%s" % row["triton_ascend"])
-                assert requires == expected_reqs
                 entry = archive.read(info + "/entry_points.txt").decode()
                 assert "[vllm.platform_plugins]\nascend = vllm_ascend:register" in entry
             elif fname.startswith("vllm-"):
-                assert requires == set()
                 entry = archive.read(info + "/entry_points.txt").decode()
                 assert "[console_scripts]\nvllm = vllm.entrypoints.cli.main:main" in entry
-            elif fname.startswith("torch_npu-"):
-                assert requires == {"torch==%s" % row["torch"]}
+
+
+# The committed copy of what PyPI publishes for each package (Requires-Python / Requires-Dist).
+PUBLISHED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "metadata")
+
+
+def _published(project, version, arch):
+    base = os.path.join(PUBLISHED, "%s-%s" % (project, version))
+    path = "%s-%s.txt" % (base, arch) if os.path.exists("%s-%s.txt" % (base, arch)) else base + ".txt"
+    python, reqs = None, set()
+    with open(path) as handle:
+        for line in handle:
+            key, _, value = line.strip().partition(": ")
+            if key == "Requires-Python":
+                python = str(SpecifierSet(value))
+            elif key == "Requires-Dist":
+                req = Requirement(value)
+                if wheels.normalize(req.name) in wheels.STACK_NAMES and (
+                        req.marker is None or req.marker.evaluate({"extra": ""})):
+                    req.marker = None
+                    reqs.add(str(req))
+    return python, reqs
+
+
+def _standin(dist, version, arch):
+    python, reqs = wheels.requires(dist, version)
+    carried = set()
+    for text in reqs:
+        req = Requirement(text)
+        if req.marker is None or req.marker.evaluate({"platform_machine": arch, "extra": ""}):
+            req.marker = None
+            carried.add(str(req))
+    return (str(SpecifierSet(python)) if python else None), carried
+
+
+@pytest.mark.parametrize("arch", ["aarch64", "x86_64"])
+def test_standins_carry_the_published_requirements(arch):
+    """Every stand-in but torch: the published Requires-Python and every published requirement on
+    a package of the serving stack, nothing else; torch-npu per architecture."""
+    checked = 0
+    for dist, version, _ in wheels.planned_wheels(sorted(wheels.STACKS)).values():
+        if dist == "torch" or (dist, version) == ("triton_ascend", "3.2.2"):
+            continue   # torch: declared without requirements; triton-ascend 3.2.2: not on PyPI
+        project = wheels.PACKAGES[dist][0]
+        assert _standin(dist, version, arch) == _published(project, version, arch), (dist, version)
+        checked += 1
+    assert checked == 30
+
+
+def test_torch_npu_wants_the_cpu_torch_on_x86_64():
+    assert _standin("torch_npu", "2.10.0.post4", "x86_64")[1] == {"torch==2.10.0+cpu"}
+    assert _standin("torch_npu", "2.10.0.post4", "aarch64")[1] == {"torch==2.10.0"}
 
 
 def test_builds_are_reproducible_and_idempotent(wheelhouse, tmp_path):
     out = str(tmp_path / "again")
     wheels.build(out)
-    for fname in os.listdir(wheelhouse):
+    for fname in wheels.planned_wheels(sorted(wheels.STACKS)):
         if fname.endswith(".whl"):
             with open(os.path.join(wheelhouse, fname), "rb") as a, \
                     open(os.path.join(out, fname), "rb") as b:
@@ -166,9 +224,9 @@ def test_simple_index_lists_each_project_with_hashes(wheelhouse):
     root = os.path.join(wheelhouse, "simple")
     with open(os.path.join(root, "index.html")) as handle:
         top = handle.read()
-    for project in ("vllm", "vllm-ascend", "torch", "torch-npu", "triton-ascend"):
+    for project in ("vllm", "vllm-ascend", "torch", "torch-npu", "torchvision", "torchaudio", "triton-ascend"):
         assert '<a href="%s/">%s</a>' % (project, project) in top
-    with open(os.path.join(root, "torch-npu", "index.html")) as handle:
+    with open(os.path.join(root, "vllm", "index.html")) as handle:
         page = handle.read()
     links = re.findall(r'<a href="\.\./\.\./([^"#]+)#sha256=([0-9a-f]{64})"'
                        r' data-requires-python="([^"]+)">', page)
@@ -177,8 +235,9 @@ def test_simple_index_lists_each_project_with_hashes(wheelhouse):
         fname = urllib.request.url2pathname(quoted)
         with open(os.path.join(wheelhouse, fname), "rb") as handle:
             assert hashlib.sha256(handle.read()).hexdigest() == digest
-        assert requires in ("&gt;=3.9", "&gt;=3.10")
-    assert "torch_npu-2.9.0.post1%2Bgit4c901a4-py3-none-any.whl" in page
+    assert "&lt;3.15,&gt;=3.10" in [r for _, _, r in links]
+    with open(os.path.join(root, "torch", "index.html")) as handle:
+        assert "torch-2.10.0%2Bcpu-py3-none-any.whl" in handle.read()
 
 
 def test_cli_builds_selected_rows_and_prints_the_matrix(tmp_path):
@@ -188,16 +247,16 @@ def test_cli_builds_selected_rows_and_prints_the_matrix(tmp_path):
                              "--release", "0.13.0"], env=env, stdout=subprocess.PIPE,
                             timeout=120)
     assert result.returncode == 0
-    assert sorted(f for f in os.listdir(out) if f.endswith(".whl")) == [
-        "torch-2.8.0+sim-py3-none-any.whl", "torch_npu-2.8.0.post2+sim-py3-none-any.whl",
-        "triton_ascend-3.2.0+sim-py3-none-any.whl", "vllm-0.13.0+sim-py3-none-any.whl",
-        "vllm_ascend-0.13.0+sim-py3-none-any.whl"]
+    built = sorted(f for f in os.listdir(out) if f.endswith(".whl"))
+    assert built == sorted(wheels.planned_wheels(["0.13.0"]))
+    assert "torch-2.9.0+cpu-py3-none-any.whl" in built and len(built) == 12
     lines = result.stdout.decode().splitlines()
-    assert all(line.startswith("written ") for line in lines) and len(lines) == 5 + 6
+    projects = len(set(wheels.normalize(f.split("-")[0]) for f in built))
+    assert all(line.startswith("written ") for line in lines) and len(lines) == 12 + projects + 1
     result = subprocess.run([sys.executable, "-m", "ascend_sim.wheels", "matrix"], env=env,
                             stdout=subprocess.PIPE, timeout=120)
     matrix = json.loads(result.stdout)
-    assert matrix["0.18.0"]["torch_npu"] == "2.9.0.post1+git4c901a4"
+    assert (matrix["0.18.0"]["torch_npu"], matrix["0.18.0"]["vllm_torch"]) == ("2.9.0", "2.10.0")
     result = subprocess.run([sys.executable, "-m", "ascend_sim.wheels", "build", "--out", out,
                              "--release", "0.10.0"], env=env, stderr=subprocess.PIPE,
                             timeout=120)
@@ -205,62 +264,89 @@ def test_cli_builds_selected_rows_and_prints_the_matrix(tmp_path):
 
 
 # --------------------------------------------------------------------------- pip
-def test_consistent_row_installs_and_passes_pip_check(wheelhouse, venv):
-    result = _pip(venv, "install", "--no-index", "--find-links", wheelhouse, *ROW_0_23)
+def _install_row(venv, wheelhouse, release="0.23.0"):
+    """As upstream and the vllm_service role do: vLLM first, then vllm-ascend with the row's pins."""
+    row = wheels.STACKS[release]
+    first = _pip(venv, "install", "--no-index", "--find-links", wheelhouse, "vllm==" + row["vllm"])
+    assert first.returncode == 0, first.stdout
+    second = ["vllm-ascend==" + row["vllm_ascend"], "torch==" + row["torch"], "torch-npu==" + row["torch_npu"]]
+    if row["triton_ascend"]:
+        second.append("triton-ascend==" + row["triton_ascend"])
+    result = _pip(venv, "install", "--no-index", "--find-links", wheelhouse, *second)
     assert result.returncode == 0, result.stdout
+    return result
+
+
+def test_vllm_then_vllm_ascend_installs_with_the_rows_known_conflicts(wheelhouse, venv):
+    from ansible_collections.ascend.vllm.plugins.module_utils import pip_check
+    from ansible_collections.ascend.vllm.plugins.module_utils.stack import resolve_stack
+    # Both at once cannot resolve: vLLM's wheel pins another torch.
+    together = _pip(venv, "install", "--no-index", "--find-links", wheelhouse, *ROW_0_23)
+    assert together.returncode != 0 and "ResolutionImpossible" in together.stdout.decode()
+    result = _install_row(venv, wheelhouse)
+    # pip warns as it does on a real node, and installs.
+    assert "vllm 0.23.0+sim requires torch==2.11.0, but you have torch 2.10.0" in result.stdout.decode()
     installed = _installed(venv)
-    assert {k: installed[k] for k in ("vllm", "vllm-ascend", "torch", "torch-npu",
-                                      "triton-ascend")} == {
-        "vllm": "0.23.0+sim", "vllm-ascend": "0.23.0+sim", "torch": "2.10.0+sim",
-        "torch-npu": "2.10.0.post4+sim", "triton-ascend": "3.2.2+sim"}
+    cpu = "+cpu" if os.uname().machine == "x86_64" else "+sim"
+    assert {k: installed[k] for k in ("vllm", "vllm-ascend", "torch", "torch-npu", "torchvision",
+                                      "torchaudio", "triton-ascend")} == {
+        "vllm": "0.23.0+sim", "vllm-ascend": "0.23.0+sim", "torch": "2.10.0" + cpu,
+        "torch-npu": "2.10.0.post4+sim", "torchvision": "0.25.0+sim", "torchaudio": "2.10.0+sim",
+        "triton-ascend": "3.2.2+sim"}
     check = _pip(venv, "check")
-    assert check.returncode == 0, check.stdout
+    out = check.stdout.decode()
+    assert check.returncode == 1
+    assert sorted(out.splitlines()) == [
+        "vllm 0.23.0+sim has requirement torch==2.11.0, but you have torch 2.10.0%s." % cpu,
+        "vllm 0.23.0+sim has requirement torchaudio==2.11.0, but you have torchaudio 2.10.0+sim.",
+        "vllm 0.23.0+sim has requirement torchvision==0.26.0, but you have torchvision 0.25.0+sim."]
+    # The role's gate: exactly the row's expected conflicts, so it passes.
+    expected = resolve_stack("0.23.0")["pip_check_expected"]
+    assert pip_check.verdict(out, check.returncode, expected)["ok"] is True
     vllm = _run([os.path.join(venv, "bin", "vllm"), "--version"])
     assert vllm.stdout.decode().strip() == "0.23.0+sim"
 
 
-def test_mixed_row_fails_pip_check(wheelhouse, venv):
-    assert _pip(venv, "install", "--no-index", "--find-links", wheelhouse,
-                *ROW_0_23).returncode == 0
+def test_a_mixed_row_fails_the_gate_naming_the_packages(wheelhouse, venv):
+    from ansible_collections.ascend.vllm.plugins.module_utils import pip_check
+    from ansible_collections.ascend.vllm.plugins.module_utils.stack import resolve_stack
+    _install_row(venv, wheelhouse)
     try:
         result = _pip(venv, "install", "--no-index", "--find-links", wheelhouse, "--no-deps",
-                      "torch==2.9.0")
+                      "torch==2.9.0+sim")
         assert result.returncode == 0, result.stdout
         check = _pip(venv, "check")
-        assert check.returncode == 1
-        out = check.stdout.decode()
-        assert "vllm-ascend 0.23.0+sim has requirement torch==2.10.0, but you have torch " \
-               "2.9.0+sim." in out
-        assert "torch-npu 2.10.0.post4+sim has requirement torch==2.10.0" in out
-        # A resolver-driven install refuses the mix outright.
-        refused = _pip(venv, "install", "--no-index", "--find-links", wheelhouse,
-                       "vllm-ascend==0.23.0", "torch==2.9.0")
-        assert refused.returncode != 0
-        assert "ResolutionImpossible" in refused.stdout.decode() or \
-               "conflict" in refused.stdout.decode().lower()
+        verdict = pip_check.verdict(check.stdout.decode(), check.returncode,
+                                    resolve_stack("0.23.0")["pip_check_expected"])
+        assert verdict["ok"] is False
+        assert "vllm-ascend 0.23.0+sim has requirement torch==2.10.0, but you have torch 2.9.0+sim." \
+            in verdict["unexpected"]
+        assert any(line.startswith("torch-npu 2.10.0.post4+sim has requirement torch==2.10.0")
+                   for line in verdict["unexpected"])
+        assert any(line.startswith("vllm 0.23.0+sim has requirement torch==2.11.0") for line in verdict["expected"])
     finally:
-        _pip(venv, "install", "--no-index", "--find-links", wheelhouse, *ROW_0_23)
+        _install_row(venv, wheelhouse)
 
 
-def test_simple_index_serves_a_whole_row(wheelhouse, venv):
+@pytest.mark.parametrize("release", ["0.9.1", "0.11.0", "0.18.0"])
+def test_older_rows_resolve_from_the_simple_index(wheelhouse, tmp_path, release):
+    from ansible_collections.ascend.vllm.plugins.module_utils import pip_check
+    from ansible_collections.ascend.vllm.plugins.module_utils.stack import resolve_stack
+    venv = str(tmp_path / "v")
+    assert _run([sys.executable, "-m", "venv", venv]).returncode == 0
     index = "file://" + os.path.join(wheelhouse, "simple")
-    try:
-        result = _pip(venv, "install", "--index-url", index, "vllm==0.18.0",
-                      "vllm-ascend==0.18.0", "torch==2.9.0", "torch-npu==2.9.0.post1+git4c901a4")
-        assert result.returncode == 0, result.stdout
-        installed = _installed(venv)
-        assert installed["torch-npu"] == "2.9.0.post1+git4c901a4"
-        assert installed["triton-ascend"] == "3.2.0+sim"
-        assert _pip(venv, "check").returncode == 0
-        # vllm-ascend alone pulls the rest of its row through its pins.
-        result = _pip(venv, "install", "--index-url", index, "vllm-ascend==0.13.0")
-        assert result.returncode == 0, result.stdout
-        installed = _installed(venv)
-        assert (installed["vllm"], installed["torch"], installed["torch-npu"]) == (
-            "0.13.0+sim", "2.8.0+sim", "2.8.0.post2+sim")
-        assert _pip(venv, "check").returncode == 0
-    finally:
-        _pip(venv, "install", "--no-index", "--find-links", wheelhouse, *ROW_0_23)
+    row = wheels.STACKS[release]
+    assert _pip(venv, "install", "--index-url", index, "vllm==" + row["vllm"]).returncode == 0
+    result = _pip(venv, "install", "--index-url", index, "vllm-ascend==" + release,
+                  "torch==" + row["torch"], "torch-npu==" + row["torch_npu"])
+    assert result.returncode == 0, result.stdout
+    installed = _installed(venv)
+    vision, _ = wheels.TORCH_COMPANIONS[row["torch"]]
+    assert (installed["torch-npu"], installed["torchvision"]) == (row["torch_npu"] + "+sim", vision + "+sim")
+    check = _pip(venv, "check")
+    verdict = pip_check.verdict(check.stdout.decode(), check.returncode, resolve_stack(release)["pip_check_expected"])
+    assert verdict["ok"] is True, verdict
+    assert len(verdict["expected"]) == len(resolve_stack(release)["pip_check_expected"])
 
 
 # --------------------------------------------------------------------------- serving
@@ -297,8 +383,7 @@ def _health(port):
 
 def test_installed_console_script_serves_through_the_platform_entry_point(wheelhouse, venv,
                                                                           tmp_path):
-    assert _pip(venv, "install", "--no-index", "--find-links", wheelhouse,
-                *ROW_0_23).returncode == 0
+    _install_row(venv, wheelhouse)
     model, env = _node(str(tmp_path))
     port = _free_port()
     log_path = str(tmp_path / "serve.log")
@@ -327,8 +412,7 @@ def test_installed_console_script_serves_through_the_platform_entry_point(wheelh
 
 
 def test_vllm_without_the_ascend_plugin_cannot_infer_the_device(wheelhouse, venv, tmp_path):
-    assert _pip(venv, "install", "--no-index", "--find-links", wheelhouse,
-                *ROW_0_23).returncode == 0
+    _install_row(venv, wheelhouse)
     try:
         assert _pip(venv, "uninstall", "-y", "vllm-ascend").returncode == 0
         model, env = _node(str(tmp_path))
@@ -338,4 +422,4 @@ def test_vllm_without_the_ascend_plugin_cannot_infer_the_device(wheelhouse, venv
         assert result.stdout.decode().rstrip().splitlines()[-1].startswith(
             "RuntimeError: Failed to infer device type")
     finally:
-        _pip(venv, "install", "--no-index", "--find-links", wheelhouse, *ROW_0_23)
+        _install_row(venv, wheelhouse)
