@@ -127,6 +127,29 @@ def parse_kv(text):
     return values
 
 
+def parse_colon_info(text):
+    """``Key : value`` lines into a dict: NNAL's ``nnal/atb/<version>/version.info``.
+
+    The real file (written by ATB's scripts/release.sh, hicann/ascend-transformer-boost, the same
+    on the 8.2.RC1 ... 9.1.0 release branches) has no ``key=value`` line::
+
+            Ascend-cann-atb : 9.1.0
+            Ascend-cann-atb Version : 9.1.0.B150
+            Platform : aarch64
+            branch : br_release_cann_9.1.0_20261223
+            commit id : 15b2c00c...
+
+    Lines are indented by four spaces in the packages and often pasted without; both are read.
+    Keys keep their case and inner spaces; the first ``:`` splits; the last occurrence wins.
+    """
+    values = {}
+    for line in (text or '').splitlines():
+        key, sep, value = line.strip().partition(':')
+        if sep and key.strip():
+            values[key.strip()] = value.strip()
+    return values
+
+
 def info_version(info, keys=('Version', 'version')):
     """The first non-empty value of ``keys`` in a parsed info file, or None."""
     for key in keys:
@@ -185,8 +208,15 @@ def installed_state(kind, install_path, read, arch=None, install_info=INSTALL_IN
         # Version= is the inner toolkit build (8.5.0.2.220).
         keys = ('version_dir', 'required_package_toolkit_version', 'Version')
     else:
+        # NNAL: ``Ascend-cann-atb : <release>`` (the release, e.g. 9.1.0; ``... Version :`` is the
+        # build, 9.1.0.B150) in the version.info of the version ``latest`` points at.
         version_file = '%s/nnal/atb/latest/version.info' % base.rstrip('/')
-        keys = ('version', 'Version')
+        text = read(version_file)
+        result['version_file'] = version_file
+        if text is not None:
+            result['info'] = parse_colon_info(text)
+            result['version'] = info_version(result['info'], ('Ascend-cann-atb',))
+        return result
     text = read(version_file)
     result['version_file'] = version_file
     if text is not None:

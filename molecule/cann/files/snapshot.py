@@ -24,6 +24,14 @@ def kv(path):
     return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
 
 
+def colon(path):
+    """``Key : value`` lines (NNAL's version.info has no key=value line)."""
+    text = read(path)
+    if text is None:
+        return None
+    return dict((k.strip(), v.strip()) for k, _, v in (line.partition(":") for line in text.splitlines()) if _)
+
+
 def mode(path):
     try:
         info = os.stat(path)
@@ -39,7 +47,7 @@ print(json.dumps({
     "toolkit": kv("%s/%s-linux/ascend_toolkit_install.info" % (latest, arch)),
     "kernels": kv(latest + "/opp_kernel/version.info"),
     "ops": kv(latest + "/ops/version.info"),
-    "nnal": kv(ROOT + "/nnal/atb/latest/version.info"),
+    "nnal": colon(ROOT + "/nnal/atb/latest/version.info"),
     "latest": os.path.realpath(latest) if os.path.exists(latest) else None,
     "versions": sorted(name for name in os.listdir(ROOT) if name.startswith("cann-")) if os.path.isdir(ROOT) else [],
     "classic_versions": sorted(name for name in os.listdir(ROOT + "/ascend-toolkit")

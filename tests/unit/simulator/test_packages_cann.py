@@ -283,6 +283,14 @@ def test_nnal_installs_atb_and_its_set_env(n):
                  "Ascend-cann-nnal_8.5.0_linux-aarch64.run install success"):
         assert line in result.stdout
     assert n.link(P + "/nnal/atb/latest") == "8.5.0"
+    # ATB's release.sh format: five indented "Key : value" lines, no version= (the collection's
+    # reader must find the release in it).
+    info = n.read(P + "/nnal/atb/latest/version.info")
+    assert info.splitlines()[:3] == ["    Ascend-cann-atb : 8.5.0", "    Ascend-cann-atb Version : 8.5.0.B150",
+                                     "    Platform : aarch64"]
+    assert "=" not in info and len(info.splitlines()) == 5
+    from ansible_collections.ascend.vllm.plugins.module_utils import ascend_package
+    assert ascend_package.installed_state("nnal", P, n.read)["version"] == "8.5.0"
     assert n.exists(P + "/nnal/atb/latest/atb/cxx_abi_1/lib/libatb.so")
     assert n.exists(P + "/nnal/atb/latest/atb/cxx_abi_0/lib/libatb.so")
     for abi in ("0", "1"):

@@ -10,6 +10,7 @@ Either way <p>/ascend-toolkit/latest/<arch>-linux/ascend_toolkit_install.info na
 installed toolkit, and it is written last: a version directory without it is an unfinished
 installation, which the next run removes before installing again.
 """
+import hashlib
 import os
 import sys
 
@@ -48,6 +49,13 @@ export ASCEND_AICPU_PATH=${ASCEND_TOOLKIT_HOME}
 export ASCEND_OPP_PATH=${ASCEND_TOOLKIT_HOME}/opp
 export TOOLCHAIN_HOME=${ASCEND_TOOLKIT_HOME}/toolkit
 export ASCEND_HOME_PATH=${ASCEND_TOOLKIT_HOME}
+"""
+
+ATB_VERSION_INFO = """    Ascend-cann-atb : %(version)s
+    Ascend-cann-atb Version : %(build)s
+    Platform : %(arch)s
+    branch : %(branch)s
+    commit id : %(commit)s
 """
 
 ATB_SET_ENV = """#!/bin/bash
@@ -513,8 +521,12 @@ class CannScript(object):
         common.install_uninstall_script(self.pkg, script_dir, self.install_path, "CANN NNAL %s" % self.version,
                                         script_dir)
         common.maybe_die(self.state, self.kind, "files", self.con)
-        common.write_file("%s/%s/version.info" % (atb_root, self.version),
-                          "Ascend-cann-atb version: %s\nversion=%s\n" % (self.version, self.version), 0o444)
+        # The five indented ``Key : value`` lines of ATB's scripts/release.sh
+        # (hicann/ascend-transformer-boost, release branches 8.2.RC1 ... 9.1.0); no ``version=``.
+        common.write_file("%s/%s/version.info" % (atb_root, self.version), ATB_VERSION_INFO % {
+            "version": self.version, "build": self.pkg.get("atb_build", self.version + ".B150"),
+            "arch": self.arch, "branch": "br_release_cann_%s" % self.version,
+            "commit": hashlib.sha1(("atb " + self.version).encode()).hexdigest()}, 0o444)
         common.write_file("%s/%s/version.info" % (sip_root, self.version),
                           "Ascend-cann-SIP version: %s\nversion=%s\n" % (self.version, self.version), 0o444)
         common.symlink(self.version, atb_root + "/latest")

@@ -1,4 +1,6 @@
 """Pure helpers of ascend_package: file names, info files, decisions, arguments, results."""
+import os
+
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.module_utils import ascend_package as ap
@@ -145,7 +147,7 @@ def test_installed_cann_kinds():
         '/usr/local/Ascend/ascend-toolkit/latest/ops/version.info':
             'Version=8.5.0.2.220\nversion_dir=8.5.0\nrequired_package_toolkit_version="8.5.0"\n',
         '/usr/local/Ascend/ascend-toolkit/latest/opp_kernel/version.info': 'Version=8.2.0.0.201\n',
-        '/usr/local/Ascend/nnal/atb/latest/version.info': 'Ascend-cann-atb version: 8.5.0\nversion=8.5.0\n',
+        '/usr/local/Ascend/nnal/atb/latest/version.info': '    Ascend-cann-atb : 8.5.0\n    Ascend-cann-atb Version : 8.5.0.B150\n',
     }
     read = reader(files)
     assert ap.installed_state('toolkit', '/usr/local/Ascend', read, arch='aarch64')['version'] == '8.5.0'
@@ -316,3 +318,30 @@ def test_log_tail():
 def test_error_lines_cut_makeself_progress():
     err = 'Verifying archive integrity...     0%    28%  100%  Error in SHA256 checksums: 29 is different from 6d\n'
     assert ap.error_lines('Verifying archive integrity...', err) == ['Error in SHA256 checksums: 29 is different from 6d']
+
+
+CANN_FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'fixtures', 'cann')
+
+
+@pytest.mark.parametrize('fixture, version, build', [
+    ('nnal-atb-8.2.RC1-version.info', '8.2.RC1', '8.2.RC1.B150'),
+    ('nnal-atb-9.1.0-version.info', '9.1.0', '9.1.0.B150'),
+])
+def test_nnal_version_from_real_version_info(fixture, version, build):
+    """The real NNAL version.info has no version= line: `Ascend-cann-atb : <release>`, indented or
+    not, is the installed release."""
+    with open(os.path.join(CANN_FIXTURES, fixture)) as handle:
+        text = handle.read()
+    assert 'version=' not in text.lower()
+    state = ap.installed_state('nnal', '/usr/local/Ascend',
+                               reader({'/usr/local/Ascend/nnal/atb/latest/version.info': text}))
+    assert state['version'] == version
+    assert state['info']['Ascend-cann-atb Version'] == build
+    assert state['version_file'] == '/usr/local/Ascend/nnal/atb/latest/version.info'
+
+
+def test_nnal_key_value_lines_are_not_a_version():
+    # What the simulator used to write; no real NNAL writes it.
+    state = ap.installed_state('nnal', '/usr/local/Ascend',
+                               reader({'/usr/local/Ascend/nnal/atb/latest/version.info': 'version=8.5.0\n'}))
+    assert state['version'] is None
