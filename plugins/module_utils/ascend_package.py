@@ -201,12 +201,18 @@ def installed_state(kind, install_path, read, arch=None, install_info=INSTALL_IN
             raise PackageError('the CPU architecture is needed to find the installed CANN toolkit')
         version_file = '%s/ascend-toolkit/latest/%s-linux/ascend_toolkit_install.info' % (base.rstrip('/'), arch)
         keys = ('version',)
-    elif kind in ('kernels', 'ops'):
-        version_file = '%s/ascend-toolkit/latest/%s/version.info' % (
-            base.rstrip('/'), 'opp_kernel' if kind == 'kernels' else 'ops')
-        # version_dir / required_package_toolkit_version carry the CANN release (8.5.0);
-        # Version= is the inner toolkit build (8.5.0.2.220).
-        keys = ('version_dir', 'required_package_toolkit_version', 'Version')
+    elif kind == 'kernels':
+        # <= 8.3: version_dir= carries the release (8.2.RC1), Version= the inner build (8.2.0.0.201).
+        version_file = '%s/ascend-toolkit/latest/opp_kernel/version.info' % base.rstrip('/')
+        keys = ('version_dir', 'Version')
+    elif kind == 'ops':
+        if not arch:
+            raise PackageError('the CPU architecture is needed to find the installed CANN ops package')
+        # >= 8.5: the package's own record beside the toolkit's (hicann/ops-math quick_install.md:
+        # cann/<arch>-linux/ascend_ops_install.info, version= the release). The per-library
+        # share/info/ops_*/version.info files say version_dir=cann, not a version.
+        version_file = '%s/cann/%s-linux/ascend_ops_install.info' % (base.rstrip('/'), arch)
+        keys = ('version',)
     else:
         # NNAL: ``Ascend-cann-atb : <release>`` (the release, e.g. 9.1.0; ``... Version :`` is the
         # build, 9.1.0.B150) in the version.info of the version ``latest`` points at.

@@ -46,7 +46,7 @@ print(json.dumps({
     "machine": arch,
     "toolkit": kv("%s/%s-linux/ascend_toolkit_install.info" % (latest, arch)),
     "kernels": kv(latest + "/opp_kernel/version.info"),
-    "ops": kv(latest + "/ops/version.info"),
+    "ops": kv("%s/%s-linux/ascend_ops_install.info" % (latest, arch)),
     "nnal": colon(ROOT + "/nnal/atb/latest/version.info"),
     "latest": os.path.realpath(latest) if os.path.exists(latest) else None,
     "versions": sorted(name for name in os.listdir(ROOT) if name.startswith("cann-")) if os.path.isdir(ROOT) else [],

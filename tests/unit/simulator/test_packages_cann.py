@@ -222,6 +222,7 @@ def test_kernels_need_the_toolkit_of_the_same_version(n):
     vdir = P + "/ascend-toolkit/8.2.RC1"
     info = n.read(vdir + "/opp_kernel/version.info")
     assert info.startswith("Version=8.2.0.0.201\nversion_dir=8.2.RC1\n")
+    assert 'required_package_toolkit_version=">=7.6, <=8.2"' in info   # as the 8.2.RC1 capture
     assert "Opp_kernel_Install_Path_Param=%s\n" % vdir in n.read(vdir + "/opp_kernel/ascend_install.info")
     assert n.exists(vdir + "/opp/built-in/op_impl/ai_core/tbe/kernel/ascend910b/matmul.json")
 
@@ -232,14 +233,22 @@ def test_ops_package_rejects_full_with_its_usage_and_rc_0(n):
     assert result.returncode == 0
     assert "Usage: ./%s [options]" % OPS85 in result.stdout
     assert "--install " in result.stdout
-    assert not n.exists(P + "/cann-8.5.0/ops")
+    assert not n.exists(P + "/cann-8.5.0/share/info/ops_math")
     done = ok(n.run(OPS85, "--install", "--quiet"))
     assert "Ascend-cann-910b-ops install success" in done.stdout
-    assert n.exists(P + "/ascend-toolkit/latest/ops/version.info")
-    assert "Ops_Chip_Type=ascend910b" in n.read(P + "/cann-8.5.0/ops/ascend_install.info")
+    arch = "aarch64"
+    info = n.read(P + "/cann/%s-linux/ascend_ops_install.info" % arch)
+    assert info.splitlines()[:3] == ["package_name=Ascend-cann-910b-ops", "version=8.5.0", "arch=" + arch]
+    # The per-library files carry the literal version_dir=cann, not the release.
+    assert "version_dir=cann\n" in n.read(P + "/cann-8.5.0/share/info/ops_nn/version.info")
+    assert not n.exists(P + "/cann-8.5.0/ops")
+    from ansible_collections.ascend.vllm.plugins.module_utils import ascend_package
+    assert ascend_package.installed_state("ops", P, n.read, arch=arch)["version"] == "8.5.0"
+    assert "Ops_Chip_Type=ascend910b" in n.read(P + "/cann-8.5.0/share/info/ops_math/ascend_install.info")
     removed = ok(n.run(OPS85, "--uninstall"))
     assert "uninstall success" in removed.stdout
-    assert not n.exists(P + "/cann-8.5.0/ops")
+    assert not n.exists(P + "/cann-8.5.0/share/info/ops_math")
+    assert not n.exists(P + "/cann/%s-linux/ascend_ops_install.info" % arch)
     assert not n.exists(P + "/cann-8.5.0/opp/built-in/op_impl/ai_core/tbe/kernel/ascend910b")
 
 
@@ -255,7 +264,7 @@ def test_upgrading_cann_replaces_kernels_with_ops(n):
     assert not n.exists(P + "/cann-8.5.0")
     ok(n.run(OPS91, "--upgrade", "--quiet"))
     assert n.link(P + "/cann") == "cann-9.1.0"
-    assert "version_dir=9.1.0" in n.read(P + "/ascend-toolkit/latest/ops/version.info")
+    assert "version=9.1.0" in n.read(P + "/ascend-toolkit/latest/aarch64-linux/ascend_ops_install.info")
     ops = [line.split()[0] for line in n.read("/var/log/ascend_seclog/operation.log").splitlines()]
     assert ops == ["Install", "Install", "Upgrade", "Install", "Upgrade", "Upgrade"]
 

@@ -51,6 +51,8 @@ export TOOLCHAIN_HOME=${ASCEND_TOOLKIT_HOME}/toolkit
 export ASCEND_HOME_PATH=${ASCEND_TOOLKIT_HOME}
 """
 
+OPS_COMPONENTS = ("ops_math", "ops_nn", "ops_cv", "ops_transformer")
+
 ATB_VERSION_INFO = """    Ascend-cann-atb : %(version)s
     Ascend-cann-atb Version : %(build)s
     Platform : %(arch)s
@@ -345,6 +347,9 @@ class CannScript(object):
             "compatible_version=%s" % self.pkg["compatible_version"],
             "arch=%s" % self.arch,
             "os=linux",
+            # The arch directory, as the 8.2.RC1 / 8.3.RC2 captures and the 8.5.0 B212 build
+            # (Ascend/mind-cluster docs) show; 8.5.0 B232, 8.5.1 and 9.1.0 GA captures write the
+            # version directory alone. Nothing in the collection reads path=.
             "path=%s" % arch_dir,
         ]) + "\n", 0o444)
         if self.scene == "upgrade" and previous and previous != self.version and previous in installed:
@@ -420,7 +425,15 @@ class CannScript(object):
 
     # ------------------------------------------------------------------ kernels / ops
     def chip_dir_name(self):
-        return "opp_kernel" if self.kind == "kernels" else "ops"
+        # kernels (<= 8.3): opp_kernel/ (version.info captured on 8.2.RC1). ops (>= 8.5): one
+        # directory per operator library under share/info (hicann/ops-math at v8.5.0 / v9.1.0,
+        # hicann/cmake generate_version_info.py); the first holds the scripts and install record.
+        return "opp_kernel" if self.kind == "kernels" else "share/info/" + OPS_COMPONENTS[0]
+
+    def ops_info_path(self, version_dir):
+        # The ops package's own record, next to the toolkit's (hicann/ops-math
+        # docs/zh/install/quick_install.md: cat /usr/local/Ascend/cann/${arch}-linux/ascend_ops_install.info).
+        return "%s/%s-linux/ascend_ops_install.info" % (version_dir, self.arch)
 
     def require_toolkit(self, same_version):
         installed = self.installed_toolkits()
@@ -446,6 +459,9 @@ class CannScript(object):
         elif common.exists(pkg_dir):
             self.con.both("WARNING", "%s holds an unfinished installation, its files will be removed." % pkg_dir)
         common.remove_tree(pkg_dir)
+        if self.kind == "ops":
+            for component in OPS_COMPONENTS:
+                common.remove_tree("%s/share/info/%s" % (version_dir, component))
         kernel_dir = "%s/opp/built-in/op_impl/ai_core/tbe/kernel/%s" % (version_dir, soc)
         common.remove_tree(kernel_dir)
         for name in ("matmul.json", "flash_attention_score.json", "moe_gating_top_k.json"):
@@ -464,14 +480,32 @@ class CannScript(object):
             "%s_Chip_Type=%s" % (prefix, soc),
         ]) + "\n", 0o644)
         tv = self.pkg["toolkit_version"]
-        common.write_file(pkg_dir + "/version.info", "\n".join([
-            "Version=%s" % tv,
-            "version_dir=%s" % self.version,
-            "timestamp=%s" % self.pkg["timestamp"],
-            "ops_version=%s" % tv,
-            "chip_type=%s" % soc,
-            'required_package_toolkit_version="%s"' % self.version,
-        ]) + "\n", 0o444)
+        if self.kind == "kernels":
+            common.write_file(pkg_dir + "/version.info", "\n".join([
+                "Version=%s" % tv,
+                "version_dir=%s" % self.version,
+                "timestamp=%s" % self.pkg["timestamp"],
+                "ops_version=%s" % tv,
+                "adk_version=%s" % tv,
+                'required_package_toolkit_version=">=7.6, <=%s"' % ".".join(self.version.split(".")[:2]),
+            ]) + "\n", 0o444)
+        else:
+            # version_dir is the literal "cann" in the 8.5+ per-library files; the release is only
+            # in ascend_ops_install.info.
+            for component in OPS_COMPONENTS:
+                common.write_file("%s/share/info/%s/version.info" % (version_dir, component), "\n".join([
+                    "Version=%s" % tv,
+                    "version_dir=cann",
+                    "timestamp=%s" % self.pkg["timestamp"],
+                    'required_package_toolkit_version="%s"' % ".".join(self.version.split(".")[:2]),
+                ]) + "\n", 0o444)
+            common.write_file(self.ops_info_path(version_dir), "\n".join([
+                "package_name=Ascend-cann-%s-ops" % _ops_chip(chip),
+                "version=%s" % self.version,
+                "arch=%s" % self.arch,
+                "os=linux",
+                "path=%s" % version_dir,
+            ]) + "\n", 0o444)
         self.log_operation("success")
         name = "Ascend-cann-kernels" if self.kind == "kernels" else "Ascend-cann-%s-ops" % _ops_chip(chip)
         self.con.both("INFO", "%s %s success" % (name, "upgrade" if self.scene == "upgrade" else "install"))
@@ -485,6 +519,11 @@ class CannScript(object):
             self.error("ERR_NO:0x0080;ERR_DES:%s is not installed in %s, uninstall failed"
                        % (self.package_label(), self.install_path))
         common.remove_tree(pkg_dir)
+        if self.kind == "ops":
+            for component in OPS_COMPONENTS:
+                common.remove_tree("%s/share/info/%s" % (version_dir, component))
+            if common.exists(self.ops_info_path(version_dir)):
+                os.unlink(rooted(self.ops_info_path(version_dir)))
         common.remove_tree("%s/opp/built-in/op_impl/ai_core/tbe/kernel/%s" % (version_dir, self.pkg["opp_soc_dir"]))
         self.log_operation("success")
         self.con.both("INFO", "%s uninstall success" % self.package_label())

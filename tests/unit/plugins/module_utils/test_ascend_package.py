@@ -144,16 +144,21 @@ def test_installed_cann_kinds():
     files = {
         '/usr/local/Ascend/ascend-toolkit/latest/aarch64-linux/ascend_toolkit_install.info':
             'package_name=Ascend-cann-toolkit\nversion=8.5.0\ninnerversion=V100R001C25SPC001B212\n',
-        '/usr/local/Ascend/ascend-toolkit/latest/ops/version.info':
-            'Version=8.5.0.2.220\nversion_dir=8.5.0\nrequired_package_toolkit_version="8.5.0"\n',
-        '/usr/local/Ascend/ascend-toolkit/latest/opp_kernel/version.info': 'Version=8.2.0.0.201\n',
+        # 8.5+: the ops package's record beside the toolkit's (hicann/ops-math quick_install.md)
+        '/usr/local/Ascend/cann/aarch64-linux/ascend_ops_install.info':
+            'package_name=Ascend-cann-910b-ops\nversion=8.5.0\narch=aarch64\n',
+        '/usr/local/Ascend/cann-8.5.0/share/info/ops_nn/version.info': 'Version=8.5.0.2.220\nversion_dir=cann\n',
+        # <= 8.3, as captured on 8.2.RC1
+        '/usr/local/Ascend/ascend-toolkit/latest/opp_kernel/version.info':
+            'Version=8.2.0.0.201\nversion_dir=8.2.RC1\nrequired_package_toolkit_version=">=7.6, <=8.2"\n',
         '/usr/local/Ascend/nnal/atb/latest/version.info': '    Ascend-cann-atb : 8.5.0\n    Ascend-cann-atb Version : 8.5.0.B150\n',
     }
     read = reader(files)
     assert ap.installed_state('toolkit', '/usr/local/Ascend', read, arch='aarch64')['version'] == '8.5.0'
     assert ap.installed_state('toolkit', '/usr/local/Ascend', read, arch='x86_64')['version'] is None
-    assert ap.installed_state('ops', '/usr/local/Ascend', read)['version'] == '8.5.0'
-    assert ap.installed_state('kernels', '/usr/local/Ascend', read)['version'] == '8.2.0.0.201'
+    assert ap.installed_state('ops', '/usr/local/Ascend', read, arch='aarch64')['version'] == '8.5.0'
+    assert ap.installed_state('ops', '/usr/local/Ascend', read, arch='x86_64')['version'] is None
+    assert ap.installed_state('kernels', '/usr/local/Ascend', read)['version'] == '8.2.RC1'
     assert ap.installed_state('nnal', '/usr/local/Ascend', read)['version'] == '8.5.0'
     with pytest.raises(ap.PackageError, match='architecture'):
         ap.installed_state('toolkit', '/usr/local/Ascend', read)
