@@ -242,5 +242,8 @@ def test_other_chips_and_arches_build_and_install(tmp_path, chip, profile, arch,
         assert packages.run_package(os.path.join(out, name), ["--install", "--quiet"], root=root).returncode == 0
     base = os.path.join(root, "usr", "local", "Ascend", "ascend-toolkit", "latest")
     assert os.path.isfile(os.path.join(base, "%s-linux" % arch, "ascend_toolkit_install.info"))
-    with open(os.path.join(base, "ops", "version.info")) as handle:
-        assert "chip_type=%s\n" % versions.CHIPS[chip]["opp_soc_dir"] in handle.read()
+    with open(os.path.join(base, "%s-linux" % arch, "ascend_ops_install.info")) as handle:
+        assert handle.read().splitlines()[:2] == [
+            "package_name=Ascend-cann-%s-ops" % ("A3" if chip == "910_93" else chip), "version=8.5.1"]
+    with open(os.path.join(base, "share", "info", "ops_math", "ascend_install.info")) as handle:
+        assert "Ops_Chip_Type=%s\n" % versions.CHIPS[chip]["opp_soc_dir"] in handle.read()

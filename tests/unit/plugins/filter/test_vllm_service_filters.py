@@ -9,7 +9,7 @@ FILTERS = vllm_service.FilterModule().filters()
 
 def test_filters_are_registered():
     assert sorted(FILTERS) == ['vllm_chips_needed', 'vllm_container_plan', 'vllm_env_file', 'vllm_merge_args',
-                               'vllm_numa_binding', 'vllm_serve_argv', 'vllm_systemd_exec']
+                               'vllm_numa_binding', 'vllm_pip_check', 'vllm_serve_argv', 'vllm_systemd_exec']
 
 
 def test_merge_then_argv():
@@ -22,3 +22,13 @@ def test_errors_become_filter_errors():
         FILTERS['vllm_chips_needed']({'tensor-parallel-size': 0})
     with pytest.raises(AnsibleFilterError, match='container_plan: device 3 is not one of the 1 chips'):
         FILTERS['vllm_container_plan']([{'device_id': 0}], [3])
+
+
+def test_pip_check_filter_reads_a_registered_result():
+    expected = [{'package': 'vllm', 'requires': 'torch'}]
+    result = {'rc': 1, 'stdout': 'vllm 0.23.0 has requirement torch==2.11.0, but you have torch 2.10.0.\n'}
+    assert FILTERS['vllm_pip_check'](result, expected) == {
+        'ok': True, 'expected': ['vllm 0.23.0 has requirement torch==2.11.0, but you have torch 2.10.0.'],
+        'unexpected': []}
+    with pytest.raises(AnsibleFilterError, match='registered result of pip check'):
+        FILTERS['vllm_pip_check']('rc 1', expected)
