@@ -13,6 +13,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.ascend.vllm.plugins.module_utils import pip_plan as pip_plan_utils
 from ansible_collections.ascend.vllm.plugins.module_utils import stack as stack_utils
 
 _COMPARISONS = {
@@ -84,6 +85,15 @@ def stack_driver_check(stack, version):
     return {'level': level, 'message': message}
 
 
+def stack_pip_plan(stack, arch, family, index_url=None, extra_index_urls=None, wheelhouse=False):
+    """The pip steps of a resolved stack on one node (see module_utils.pip_plan.pip_plan)."""
+    try:
+        return pip_plan_utils.pip_plan(stack_utils._as_stack(stack), arch, family, index_url, extra_index_urls,
+                                       bool(wheelhouse))
+    except (pip_plan_utils.PlanError, stack_utils.StackError) as exc:
+        raise AnsibleFilterError('stack_pip_plan: %s' % exc)
+
+
 class FilterModule(object):
     """ascend.vllm stack-matrix filters."""
 
@@ -96,4 +106,5 @@ class FilterModule(object):
             'stack_chip_support': stack_chip_support,
             'stack_python_ok': stack_python_ok,
             'stack_driver_check': stack_driver_check,
+            'stack_pip_plan': stack_pip_plan,
         }

@@ -66,15 +66,16 @@ def verdict(stdout, rc, expected):
     """Split ``pip check``'s problems into the ones a stack row expects and the rest.
 
     ``expected``: list of ``{package, requires}`` (names in any spelling): a *conflict* of
-    ``package`` on ``requires`` (a version mismatch, never a missing package) is expected.
+    ``package`` on ``requires`` (a version mismatch) is expected; with ``missing: true`` the
+    entry accepts ``requires`` being absent instead (triton-ascend removed on 310P).
     Returns ``{ok, expected, unexpected}`` with the pip lines of each; ``ok`` is false when any
     unexpected problem is left, or when pip failed (rc != 0) without printing a problem it
     recognises (its output is then the problem).
     """
-    allowed = set((canonical(e['package']), canonical(e['requires'])) for e in expected or [])
+    allowed = set(('missing' if e.get('missing') else 'conflict', canonical(e['package']), canonical(e['requires']))
+                  for e in expected or [])
     problems = parse(stdout)
-    accepted = [p['line'] for p in problems
-                if p['kind'] == 'conflict' and (p['package'], p['requires']) in allowed]
+    accepted = [p['line'] for p in problems if (p['kind'], p['package'], p['requires']) in allowed]
     rest = [p['line'] for p in problems if p['line'] not in accepted]
     if int(rc) != 0 and not problems:
         rest.append('pip check exited with rc %s and printed no problem' % rc)

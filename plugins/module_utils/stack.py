@@ -488,6 +488,7 @@ def resolve_stack(release=None, overrides=None, allow_unlisted=False, matrix=Non
         'triton_ascend': meta['triton_ascend'],
         'triton_ascend_excluded_chips': list(meta['triton_ascend_excluded_chips']),
         'pip_check_expected': pip_check_expected(meta),
+        'pip_indexes': copy.deepcopy(meta.get('pip_indexes') or {}),
         'chips': dict(meta['chips']),
         'driver': driver,
         'driver_target': driver or stack_matrix.DEFAULT_DRIVER,

@@ -23,6 +23,9 @@ Field meanings:
                        wheel pins a newer torch (and torchvision / torchaudio) than vllm-ascend,
                        and upstream installs vllm-ascend last and ignores the complaint
                        (vllm-project/vllm-ascend issues #3266, #5710). Any other conflict fails.
+``pip_indexes``        index (a key of ``PIP_INDEXES``) -> the row's requirements that only it
+                       publishes (PyPI does not); x86_64's PyTorch CPU index is added for every row
+                       by ``module_utils/pip_plan.py``
 
 The torch, torch-npu, triton-ascend and Python values follow the ``Requires-Dist`` /
 ``Requires-Python`` that PyPI publishes for each vllm-ascend wheel (where the release notes or a
@@ -90,6 +93,15 @@ UNSUPPORTED_CHIP_FAMILIES = {
     },
 }
 
+# Package indexes beyond PyPI that a row may need (named, not located: sites use their own
+# mirrors of them, given in vllm_service_pip_index_url / vllm_service_pip_extra_index_urls).
+PIP_INDEXES = {
+    'ascend-mirror': "Huawei's Ascend pip mirror (the extra index vllm-ascend's installation guide names "
+                     "for triton-ascend)",
+    'pytorch-cpu': "the PyTorch CPU wheel index (the extra index vllm-ascend's installation guide names for "
+                   "x86_64: torch-npu's x86_64 wheels require torch's +cpu build)",
+}
+
 TORCH_NPU_SOURCES = {
     'pypi': 'published on PyPI',
     'huawei-mirror': 'published only on the Huawei pip mirror, not on PyPI',
@@ -130,6 +142,7 @@ RELEASES = [
         # vllm 0.9.1 pins torch 2.7.0, torchvision 0.22.0, torchaudio 2.7.0; vllm-ascend moves
         # torch to 2.5.1 and torchvision below 0.21, and leaves torchaudio (pinned to torch 2.7.0).
         'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch'],
+        'pip_indexes': {},
         'chips': {'910b': 'supported', '910_93': 'partial'},
         'driver_min': None,
         'driver_recommended': None,
@@ -153,6 +166,7 @@ RELEASES = [
         # vllm 0.11.0 pins torch 2.8.0 / torchvision 0.23.0 / torchaudio 2.8.0; vllm-ascend pins
         # torch 2.7.1 and an unpinned torchvision (re-resolved to 0.22.1), not torchaudio.
         'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch'],
+        'pip_indexes': {},
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
         'driver_min': None,
         'driver_recommended': None,
@@ -173,6 +187,7 @@ RELEASES = [
         'triton_ascend_excluded_chips': [],
         # vllm 0.13.0 pins torch 2.9.0 / torchvision 0.24.0 / torchaudio 2.9.0; vllm-ascend torch 2.8.0.
         'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch'],
+        'pip_indexes': {},
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
         'driver_min': None,
         'driver_recommended': '25.5',
@@ -197,6 +212,7 @@ RELEASES = [
         # vllm 0.18.0 pins torch 2.10.0 / torchvision 0.25.0 / torchaudio 2.10.0; vllm-ascend
         # pins all three to the 2.9.0 set.
         'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'vllm -> torchaudio'],
+        'pip_indexes': {},
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'supported'},
         'driver_min': None,
         'driver_recommended': None,
@@ -218,6 +234,8 @@ RELEASES = [
         # vllm 0.23.0 pins torch 2.11.0 / torchvision 0.26.0 / torchaudio 2.11.0; vllm-ascend
         # pins all three to the 2.10.0 set.
         'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'vllm -> torchaudio'],
+        # triton-ascend 3.2.2 is not on PyPI (3.2.0 is the newest there).
+        'pip_indexes': {'ascend-mirror': ['triton-ascend==3.2.2']},
         'chips': {
             '910b': 'supported',
             '910_93': 'supported',

@@ -23,8 +23,10 @@ and conflicts here as on a real node: vLLM's wheel pins a newer torch than vllm-
 vllm-ascend install moves torch back, and ``pip check`` names vLLM's pins afterwards.
 torch-npu's published x86_64 wheels require the ``+cpu`` torch build and its aarch64 wheels the
 plain one; the stand-in (one wheel for both) says so with ``platform_machine`` markers, and the
-wheelhouse carries both torch builds. The torch stand-in requires nothing (the real one
-requires filelock, sympy, networkx, jinja2, fsspec and, for the CUDA build, nvidia-* and triton).
+wheelhouse carries both torch builds. The torch stand-in requires only the CUDA ``triton`` its
+published build requires (the real one also requires filelock, sympy, networkx, jinja2, fsspec
+and nvidia-*); the triton stand-in installs the same ``triton`` package directory as the
+triton-ascend stand-in, as the real two do.
 Output is byte-for-byte reproducible; files whose content is unchanged are not rewritten.
 """
 import argparse
@@ -47,7 +49,7 @@ LOCAL_LABEL = "sim"
 # Project names whose requirements the stand-ins carry (everything this wheelhouse holds, plus
 # numpy and pillow, which the sandbox downloads as real wheels).
 STACK_NAMES = ("vllm", "vllm-ascend", "torch", "torch-npu", "torchvision", "torchaudio",
-               "triton-ascend", "numpy", "pillow")
+               "triton-ascend", "triton", "numpy", "pillow")
 
 # vllm-ascend release -> the versions its row installs, and the torch vLLM's own wheel pins.
 STACKS = {
@@ -108,6 +110,20 @@ REQUIRES = {
 }
 
 
+# torch (the build PyPI publishes, CUDA on Linux) -> the CUDA triton it requires, with the
+# published marker; the +cpu builds of the PyTorch CPU index require none (assumed: not in the
+# committed metadata).
+TORCH_TRITON = {
+    "2.5.1": ("3.1.0", 'platform_system == "Linux" and platform_machine == "x86_64" and python_version < "3.13"'),
+    "2.7.0": ("3.3.0", 'platform_system == "Linux" and platform_machine == "x86_64"'),
+    "2.7.1": ("3.3.1", 'platform_system == "Linux" and platform_machine == "x86_64"'),
+    "2.8.0": ("3.4.0", 'platform_system == "Linux" and platform_machine == "x86_64"'),
+    "2.9.0": ("3.5.0", 'platform_system == "Linux" and platform_machine == "x86_64"'),
+    "2.10.0": ("3.6.0", 'platform_system == "Linux" and platform_machine == "x86_64"'),
+    "2.11.0": ("3.6.0", 'platform_system == "Linux"'),     # aarch64 too, from 2.11.0
+}
+
+
 def _torch_npu_requires(torch):
     # The published torch-npu wheels: aarch64 requires torch==X, x86_64 torch==X+cpu.
     return (None, ['torch==%s; platform_machine == "aarch64"' % torch,
@@ -127,6 +143,8 @@ PACKAGES = {
     "torchvision": ("torchvision", "torchvision", "image and video datasets and models for torch (test stand-in)"),
     "torchaudio": ("torchaudio", "torchaudio", "An audio package for PyTorch (test stand-in)"),
     "triton_ascend": ("triton-ascend", "triton", "Triton for Ascend NPUs (test stand-in)"),
+    # The CUDA triton: the same ``triton`` package directory as triton-ascend, as on PyPI.
+    "triton": ("triton", "triton", "A language and compiler for custom Deep Learning operations (test stand-in)"),
 }
 
 ENTRY_POINTS = {
@@ -165,6 +183,11 @@ def _record_hash(data):
 def requires(dist, version):
     """(Requires-Python or None, [Requires-Dist]) of the stand-in ``dist`` ``version``."""
     if dist == "torch":
+        if version.endswith("+cpu"):
+            return (None, [])
+        triton, marker = TORCH_TRITON[public_version(version)]
+        return (None, ["triton==%s; %s" % (triton, marker)])
+    if dist == "triton":
         return (None, [])
     if dist == "torch_npu":
         torch = [row["torch"] for row in STACKS.values() if row["torch_npu"] == version][0]
@@ -246,7 +269,8 @@ def planned_wheels(releases):
                   ("triton_ascend", row["triton_ascend"])]
         for torch in (row["torch"], row["vllm_torch"]):
             vision, audio = TORCH_COMPANIONS[torch]
-            wanted += [("torch", torch), ("torch", torch + "+cpu"), ("torchvision", vision), ("torchaudio", audio)]
+            wanted += [("torch", torch), ("torch", torch + "+cpu"), ("torchvision", vision), ("torchaudio", audio),
+                       ("triton", TORCH_TRITON[torch][0])]
         for dist, version in wanted:
             if version:
                 plan.setdefault(wheel_filename(dist, version), (dist, version, row))

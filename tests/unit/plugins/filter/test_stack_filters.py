@@ -21,7 +21,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.p
     os.path.abspath(__file__))))))
 FILTERS = FilterModule().filters()
 FILTER_NAMES = ['ascend_version_compare', 'stack_chip_support', 'stack_driver_check', 'stack_matrix',
-                'stack_package_names', 'stack_python_ok', 'stack_resolve']
+                'stack_package_names', 'stack_pip_plan', 'stack_python_ok', 'stack_resolve']
 
 
 def test_filter_names():
@@ -165,3 +165,10 @@ def test_allow_unlisted_as_extra_var_string_through_ansible():
                             '-e', 'ascend_stack_allow_unlisted=true')
     assert rc == 0, out + err
     assert _result(out)['msg']['listed'] is False
+
+
+def test_pip_plan_filter_resolves_a_release_and_names_its_errors():
+    plan = FILTERS['stack_pip_plan']('0.23.0', 'x86_64', '910b', '', [], True)
+    assert plan['first'] == ['vllm==0.23.0'] and plan['problems'] == []
+    with pytest.raises(AnsibleFilterError, match="stack_pip_plan: architecture 'riscv64'"):
+        FILTERS['stack_pip_plan']('0.23.0', 'riscv64', '910b')

@@ -123,3 +123,18 @@ def test_vllm_pins_a_newer_torch_than_vllm_ascend_in_every_row():
     for row in FINAL_ROWS:
         _, vllm = published('vllm', row['vllm'])
         assert Version(pinned(vllm, 'torch')) > Version(row['torch']), row['release']
+
+
+def test_what_pip_indexes_list_is_not_on_pypi():
+    """A row's pip_indexes names requirements PyPI does not publish; the committed copy has the
+    versions PyPI does publish (triton-ascend: 3.2.0 only)."""
+    published = sorted(f[len('triton-ascend-'):-len('.txt')] for f in os.listdir(METADATA) if f.startswith('triton-ascend-'))
+    assert published == ['3.2.0']
+    for row in FINAL_ROWS:
+        for requirements in row['pip_indexes'].values():
+            for text in requirements:
+                req = Requirement(text)
+                assert canonical(req.name) == 'triton-ascend'
+                assert not any(req.specifier.contains(v) for v in published), (row['release'], text)
+        if row['triton_ascend'] and row['triton_ascend'] not in published:
+            assert 'triton-ascend==%s' % row['triton_ascend'] in row['pip_indexes'].get('ascend-mirror', [])

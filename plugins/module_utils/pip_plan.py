@@ -1,0 +1,88 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+"""The pip steps that put a resolved stack into a node's virtualenv, per architecture and chip.
+
+Upstream's order (vllm-project/vllm-ascend Dockerfiles at v0.9.1 ... v0.23.0): vLLM first, then
+``pip uninstall -y triton`` - vLLM's torch (PyPI's CUDA build) brings the CUDA ``triton`` (on
+x86_64; from torch 2.11.0 on aarch64 too), which does not work on Ascend and whose ``triton``
+package directory triton-ascend also installs - then vllm-ascend with its pins. On chips a row excludes from triton-ascend (310P at
+0.23.0: Dockerfile.310p, "Atlas 300I DUO does not support triton or triton-ascend" in the
+installation guide) vllm-ascend still pulls it in, so it is uninstalled afterwards and
+``pip check`` then reports it missing, which the row expects.
+
+Indexes: the published torch-npu wheels for x86_64 require ``torch==X+cpu``, which only the
+PyTorch CPU index serves; a row's ``pip_indexes`` lists what else only another index publishes
+(triton-ascend 3.2.2 for 0.23.0). A configuration that names no index but PyPI cannot install
+those: ``problems`` says so before anything is installed.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.ascend.vllm.plugins.module_utils import stack_matrix
+
+
+class PlanError(Exception):
+    """A stack or node the plan cannot be made for."""
+
+
+ARCHES = ('aarch64', 'x86_64')
+
+
+def _triton_ascend_here(stack, family):
+    return bool(stack.get('triton_ascend')) and family not in (stack.get('triton_ascend_excluded_chips') or [])
+
+
+def pip_plan(stack, arch, family, index_url=None, extra_index_urls=None, wheelhouse=False):
+    """The pip steps of ``stack`` on a node of ``arch`` with chips of ``family``.
+
+    Returns ``first`` and ``second`` (requirement lists, installed in that order), ``remove_after_first``
+    and ``remove_after_second`` (distributions to uninstall when present), ``expected`` (the pip
+    check conflicts to accept: the row's own plus, where triton-ascend is removed, its absence),
+    ``indexes`` (``{index, label, requirements}`` the install needs beyond PyPI) and ``problems``
+    (``{what, variable, fix}`` when the configured indexes cannot serve them).
+    """
+    if arch not in ARCHES:
+        raise PlanError('architecture %r: Ascend packages exist for %s only' % (arch, ', '.join(ARCHES)))
+    for key in ('vllm', 'vllm_ascend', 'torch', 'torch_npu'):
+        if not stack.get(key):
+            raise PlanError('the stack has no %s version' % key)
+    gets_triton = _triton_ascend_here(stack, family)
+    second = ['vllm-ascend==%s' % stack['vllm_ascend'], 'torch==%s' % stack['torch'],
+              'torch-npu==%s' % stack['torch_npu']]
+    if gets_triton:
+        second.append('triton-ascend==%s' % stack['triton_ascend'])
+    expected = [dict(entry) for entry in stack.get('pip_check_expected') or []]
+    remove_after_second = []
+    if stack.get('triton_ascend') and not gets_triton:
+        remove_after_second = ['triton-ascend', 'triton']
+        expected.append({'package': 'vllm-ascend', 'requires': 'triton-ascend', 'missing': True})
+
+    needs = {}
+    for index, requirements in sorted((stack.get('pip_indexes') or {}).items()):
+        needs.setdefault(index, []).extend(requirements)
+    if arch == 'x86_64':
+        needs.setdefault('pytorch-cpu', []).append('torch==%s+cpu' % stack['torch'])
+    indexes = [{'index': index, 'label': stack_matrix.PIP_INDEXES.get(index, index), 'requirements': reqs}
+               for index, reqs in sorted(needs.items())]
+    problems = []
+    if indexes and not wheelhouse and not index_url and not list(extra_index_urls or []):
+        problems.append({
+            'what': 'vllm-ascend %s on %s needs %s, which PyPI does not publish: %s' % (
+                stack['vllm_ascend'], arch,
+                ', '.join(req for entry in indexes for req in entry['requirements']),
+                '; '.join('%s from %s' % (', '.join(entry['requirements']), entry['label']) for entry in indexes)),
+            'variable': 'vllm_service_pip_extra_index_urls',
+            'fix': 'add those indexes (or your mirrors of them) to vllm_service_pip_extra_index_urls, point '
+                   'vllm_service_pip_index_url at a mirror that holds them, or install from a wheelhouse '
+                   '(vllm_service_pip_wheelhouse)'})
+    return {
+        'first': ['vllm==%s' % stack['vllm']],
+        'remove_after_first': ['triton'],
+        'second': second,
+        'remove_after_second': remove_after_second,
+        'expected': expected,
+        'indexes': indexes,
+        'problems': problems,
+    }

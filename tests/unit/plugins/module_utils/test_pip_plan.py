@@ -1,0 +1,60 @@
+# -*- coding: utf-8 -*-
+# Apache License 2.0 (see LICENSE)
+"""The pip steps of a stack per architecture and chip, and the indexes they need."""
+
+from __future__ import (absolute_import, division, print_function)
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.module_utils.pip_plan import PlanError, pip_plan
+from ansible_collections.ascend.vllm.plugins.module_utils.stack import resolve_stack
+
+
+def test_upstream_order_on_an_a2_kunpeng_node():
+    plan = pip_plan(resolve_stack('0.23.0'), 'aarch64', '910b', wheelhouse=True)
+    assert plan['first'] == ['vllm==0.23.0']
+    # vLLM's torch 2.11.0 requires the CUDA triton on aarch64 too: out before vllm-ascend.
+    assert plan['remove_after_first'] == ['triton']
+    assert plan['second'] == ['vllm-ascend==0.23.0', 'torch==2.10.0', 'torch-npu==2.10.0.post4', 'triton-ascend==3.2.2']
+    assert plan['remove_after_second'] == []
+    assert [e['requires'] for e in plan['expected']] == ['torch', 'torchvision', 'torchaudio']
+    assert plan['indexes'] == [{'index': 'ascend-mirror', 'requirements': ['triton-ascend==3.2.2'],
+                                'label': "Huawei's Ascend pip mirror (the extra index vllm-ascend's installation "
+                                         "guide names for triton-ascend)"}]
+    assert plan['problems'] == []
+
+
+def test_x86_64_needs_the_pytorch_cpu_index():
+    plan = pip_plan(resolve_stack('0.18.0'), 'x86_64', '910b')
+    assert [(i['index'], i['requirements']) for i in plan['indexes']] == [('pytorch-cpu', ['torch==2.9.0+cpu'])]
+    assert plan['problems'] == [{
+        'what': 'vllm-ascend 0.18.0 on x86_64 needs torch==2.9.0+cpu, which PyPI does not publish: torch==2.9.0+cpu '
+                "from the PyTorch CPU wheel index (the extra index vllm-ascend's installation guide names for x86_64: "
+                "torch-npu's x86_64 wheels require torch's +cpu build)",
+        'variable': 'vllm_service_pip_extra_index_urls',
+        'fix': 'add those indexes (or your mirrors of them) to vllm_service_pip_extra_index_urls, point '
+               'vllm_service_pip_index_url at a mirror that holds them, or install from a wheelhouse '
+               '(vllm_service_pip_wheelhouse)'}]
+    # Any configured index (a site's mirror) or a wheelhouse is taken as serving them.
+    assert pip_plan(resolve_stack('0.18.0'), 'x86_64', '910b', extra_index_urls=['https://mirror.example/cpu'])['problems'] == []
+    assert pip_plan(resolve_stack('0.18.0'), 'x86_64', '910b', index_url='https://mirror.example/simple')['problems'] == []
+    # aarch64 takes torch-npu's plain torch from PyPI: 0.18.0 needs nothing else.
+    assert pip_plan(resolve_stack('0.18.0'), 'aarch64', '910b')['problems'] == []
+
+
+def test_310p_on_0_23_0_removes_triton_ascend_after_vllm_ascend():
+    plan = pip_plan(resolve_stack('0.23.0'), 'aarch64', '310p')
+    assert 'triton-ascend==3.2.2' not in plan['second']
+    assert plan['remove_after_second'] == ['triton-ascend', 'triton']
+    assert plan['expected'][-1] == {'package': 'vllm-ascend', 'requires': 'triton-ascend', 'missing': True}
+    # vllm-ascend still pulls it in before it is removed: the mirror is needed on 310P too.
+    assert plan['problems'][0]['what'].startswith('vllm-ascend 0.23.0 on aarch64 needs triton-ascend==3.2.2,')
+
+
+def test_bad_input():
+    with pytest.raises(PlanError, match="architecture 'ppc64le': Ascend packages exist for aarch64, x86_64 only"):
+        pip_plan(resolve_stack('0.23.0'), 'ppc64le', '910b')
+    with pytest.raises(PlanError, match='the stack has no torch_npu version'):
+        pip_plan(dict(resolve_stack('0.23.0'), torch_npu=''), 'aarch64', '910b')
