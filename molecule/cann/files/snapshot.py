@@ -29,7 +29,7 @@ def colon(path):
     text = read(path)
     if text is None:
         return None
-    return dict((k.strip(), v.strip()) for k, _, v in (line.partition(":") for line in text.splitlines()) if _)
+    return dict((k.strip(), v.strip()) for k, sep, v in (line.partition(":") for line in text.splitlines()) if sep)
 
 
 def mode(path):

@@ -29,7 +29,7 @@ def published(name, version, arch=None):
     python, requires = SpecifierSet(''), {}
     with open(path) as handle:
         for line in handle:
-            key, _, value = line.partition(':')
+            key, dummy, value = line.partition(':')
             if key == 'Requires-Python':
                 python = SpecifierSet(value.strip())
             elif key == 'Requires-Dist':
@@ -37,6 +37,10 @@ def published(name, version, arch=None):
                 if req.marker is None or req.marker.evaluate({'extra': ''}):
                     requires.setdefault(canonical(req.name), []).append(req)
     return python, requires
+
+
+def published_requires(name, version, arch=None):
+    return published(name, version, arch)[1]
 
 
 def pinned(requires, name):
@@ -68,7 +72,7 @@ def test_row_installs_what_vllm_ascend_requires(row):
 @pytest.mark.parametrize('row', FINAL_ROWS, ids=lambda row: row['release'])
 @pytest.mark.parametrize('arch', ['aarch64', 'x86_64'])
 def test_torch_npu_requires_the_rows_torch(row, arch):
-    _, requires = published('torch-npu', row['torch_npu'], arch)
+    requires = published_requires('torch-npu', row['torch_npu'], arch)
     wanted = pinned(requires, 'torch')
     # aarch64: the plain wheel; x86_64: the +cpu build of the same torch.
     assert wanted == (row['torch'] if arch == 'aarch64' else row['torch'] + '+cpu')
@@ -77,7 +81,7 @@ def test_torch_npu_requires_the_rows_torch(row, arch):
 def _torch_companion(name, torch, candidates):
     """The newest committed ``name`` (torchvision, torchaudio) that admits ``torch``."""
     for version in sorted(candidates, key=Version, reverse=True):
-        _, requires = published(name, version)
+        requires = published_requires(name, version)
         if pinned(requires, 'torch') == torch:
             return version
     return None
@@ -90,8 +94,8 @@ TORCHAUDIO = ['2.5.1', '2.7.0', '2.7.1', '2.8.0', '2.9.0', '2.10.0', '2.11.0']
 def _expected_conflicts(row):
     """What ``pip check`` reports after vLLM then vllm-ascend, worked out from the metadata alone:
     vLLM's pins that the vllm-ascend install moves, and what is left pinned to vLLM's torch."""
-    _, vllm = published('vllm', row['vllm'])
-    _, ascend = published('vllm-ascend', row['vllm_ascend'])
+    vllm = published_requires('vllm', row['vllm'])
+    ascend = published_requires('vllm-ascend', row['vllm_ascend'])
     installed = {'torch': row['torch']}
     for name, candidates in (('torchvision', TORCHVISION), ('torchaudio', TORCHAUDIO)):
         if name in ascend:
@@ -106,7 +110,7 @@ def _expected_conflicts(row):
         if not admits(vllm, name, installed[name]):
             conflicts.add('vllm -> %s' % name)
     for name in ('torchvision', 'torchaudio'):
-        _, requires = published(name, installed[name])
+        requires = published_requires(name, installed[name])
         if not admits(requires, 'torch', row['torch']):
             conflicts.add('%s -> torch' % name)
     return conflicts
@@ -121,7 +125,7 @@ def test_expected_pip_conflicts_follow_from_the_metadata(row):
 
 def test_vllm_pins_a_newer_torch_than_vllm_ascend_in_every_row():
     for row in FINAL_ROWS:
-        _, vllm = published('vllm', row['vllm'])
+        vllm = published_requires('vllm', row['vllm'])
         assert Version(pinned(vllm, 'torch')) > Version(row['torch']), row['release']
 
 
