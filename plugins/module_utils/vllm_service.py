@@ -192,8 +192,10 @@ def parse_env_file(text):
 
 # Driver pieces a container needs from the host (DESIGN section 6), relative to the install path
 # when not absolute; all read-only.
-HOST_MOUNTS = ['/usr/local/dcmi', '/usr/local/bin/npu-smi', '{p}/driver/lib64', '{p}/driver/version.info',
-               '/etc/ascend_install.info']
+# The host files vllm-ascend's docker run mounts (docs/source/installation.md at v0.23.0, the
+# multi-node variant): hccn_tool is what HCCL and the multi-node checks call inside the container.
+HOST_MOUNTS = ['/usr/local/dcmi', '{p}/driver/tools/hccn_tool', '/usr/local/bin/npu-smi', '{p}/driver/lib64',
+               '{p}/driver/version.info', '/etc/ascend_install.info']
 CONTROL_DEVICES = ['/dev/davinci_manager', '/dev/devmm_svm', '/dev/hisi_hdc']
 
 

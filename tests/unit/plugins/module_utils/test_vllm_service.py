@@ -102,6 +102,7 @@ def test_container_plan_devices_and_mounts_of_design_section_6():
     assert plan['devices'] == ['/dev/davinci2', '/dev/davinci3', '/dev/davinci_manager', '/dev/devmm_svm',
                                '/dev/hisi_hdc']
     assert plan['volumes'] == ['/usr/local/dcmi:/usr/local/dcmi:ro',
+                               '/usr/local/Ascend/driver/tools/hccn_tool:/usr/local/Ascend/driver/tools/hccn_tool:ro',
                                '/usr/local/bin/npu-smi:/usr/local/bin/npu-smi:ro',
                                '/usr/local/Ascend/driver/lib64:/usr/local/Ascend/driver/lib64:ro',
                                '/usr/local/Ascend/driver/version.info:/usr/local/Ascend/driver/version.info:ro',
@@ -113,7 +114,8 @@ def test_container_plan_devices_and_mounts_of_design_section_6():
 def test_container_plan_uses_the_device_ids_npu_facts_read():
     plan = vs.container_plan(CHIPS_A3, [0, 1], '/opt/Ascend', extra_mounts=['/data:/data'])
     assert plan['devices'][:2] == ['/dev/davinci15', '/dev/davinci14']
-    assert plan['volumes'][2] == '/opt/Ascend/driver/lib64:/opt/Ascend/driver/lib64:ro'
+    assert plan['volumes'][1] == '/opt/Ascend/driver/tools/hccn_tool:/opt/Ascend/driver/tools/hccn_tool:ro'
+    assert plan['volumes'][3] == '/opt/Ascend/driver/lib64:/opt/Ascend/driver/lib64:ro'
     assert plan['volumes'][-1] == '/data:/data'
 
 
