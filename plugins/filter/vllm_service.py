@@ -47,6 +47,10 @@ def vllm_pip_check(result, expected):
     return _call(pip_check.verdict, result.get('stdout', ''), result.get('rc', 0), expected)
 
 
+def vllm_binding_layer(stack, arch, numa_bind=True):
+    return _call(vs.binding_layer, stack, arch, numa_bind)
+
+
 def vllm_env_file(text):
     return _call(vs.parse_env_file, text)
 
@@ -65,5 +69,6 @@ class FilterModule(object):
             'vllm_numa_binding': vllm_numa_binding,
             'vllm_env_file': vllm_env_file,
             'vllm_pip_check': vllm_pip_check,
+            'vllm_binding_layer': vllm_binding_layer,
             'vllm_container_plan': vllm_container_plan,
         }

@@ -489,6 +489,7 @@ def resolve_stack(release=None, overrides=None, allow_unlisted=False, matrix=Non
         'triton_ascend_excluded_chips': list(meta['triton_ascend_excluded_chips']),
         'pip_check_expected': pip_check_expected(meta),
         'pip_indexes': copy.deepcopy(meta.get('pip_indexes') or {}),
+        'binds_cpus_on': list(meta.get('binds_cpus_on') or []),
         'chips': dict(meta['chips']),
         'driver': driver,
         'driver_target': driver or stack_matrix.DEFAULT_DRIVER,

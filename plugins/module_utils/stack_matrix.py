@@ -23,6 +23,10 @@ Field meanings:
                        wheel pins a newer torch (and torchvision / torchaudio) than vllm-ascend,
                        and upstream installs vllm-ascend last and ignores the complaint
                        (vllm-project/vllm-ascend issues #3266, #5710). Any other conflict fails.
+``binds_cpus_on``      architectures where vllm-ascend binds its own threads, memory and NPU IRQs
+                       by default (vllm_ascend/cpu_binding.py: on by default and ARM-only from
+                       v0.15.0rc1, off by default before); the service then adds no binding
+                       of its own
 ``pip_indexes``        index (a key of ``PIP_INDEXES``) -> the row's requirements that only it
                        publishes (PyPI does not); x86_64's PyTorch CPU index is added for every row
                        by ``module_utils/pip_plan.py``
@@ -143,6 +147,7 @@ RELEASES = [
         # torch to 2.5.1 and torchvision below 0.21, and leaves torchaudio (pinned to torch 2.7.0).
         'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch'],
         'pip_indexes': {},
+        'binds_cpus_on': [],
         'chips': {'910b': 'supported', '910_93': 'partial'},
         'driver_min': None,
         'driver_recommended': None,
@@ -167,6 +172,7 @@ RELEASES = [
         # torch 2.7.1 and an unpinned torchvision (re-resolved to 0.22.1), not torchaudio.
         'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch'],
         'pip_indexes': {},
+        'binds_cpus_on': [],
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
         'driver_min': None,
         'driver_recommended': None,
@@ -188,6 +194,7 @@ RELEASES = [
         # vllm 0.13.0 pins torch 2.9.0 / torchvision 0.24.0 / torchaudio 2.9.0; vllm-ascend torch 2.8.0.
         'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch'],
         'pip_indexes': {},
+        'binds_cpus_on': [],
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
         'driver_min': None,
         'driver_recommended': '25.5',
@@ -213,6 +220,7 @@ RELEASES = [
         # pins all three to the 2.9.0 set.
         'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'vllm -> torchaudio'],
         'pip_indexes': {},
+        'binds_cpus_on': ['aarch64'],
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'supported'},
         'driver_min': None,
         'driver_recommended': None,
@@ -236,6 +244,7 @@ RELEASES = [
         'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'vllm -> torchaudio'],
         # triton-ascend 3.2.2 is not on PyPI (3.2.0 is the newest there).
         'pip_indexes': {'ascend-mirror': ['triton-ascend==3.2.2']},
+        'binds_cpus_on': ['aarch64'],
         'chips': {
             '910b': 'supported',
             '910_93': 'supported',

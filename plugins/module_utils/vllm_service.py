@@ -137,6 +137,21 @@ def parse_cpulist(text):
     return sorted(cpus)
 
 
+def binding_layer(stack, arch, numa_bind=True):
+    """Who binds the service's CPUs and memory: ``vllm-ascend``, ``numactl`` (the unit) or ``none``.
+
+    One layer only. From 0.18.0 vllm-ascend binds on ARM by default (vllm_ascend/cpu_binding.py:
+    taskset per thread within the allowed CPUs, migratepages, and the NPU IRQs where /proc/irq is
+    writable); a numactl wrapper around it would fix the allowed set and memory policy it then
+    moves away from. Elsewhere (x86_64, older releases, where it is off or skipped) the unit
+    binds with numactl. torch-npu's CPU_AFFINITY_CONF, a third layer that overrides external
+    binding, is never set. ``numa_bind`` false (vllm_service_numa_bind) leaves the unit unbound.
+    """
+    if arch in (stack or {}).get('binds_cpus_on') or []:
+        return 'vllm-ascend'
+    return 'numactl' if numa_bind else 'none'
+
+
 def numa_binding(plan, devices, online_nodes=None):
     """The CPUs and NUMA nodes of the NUMA-plan entries (``{npus, devices, numa_nodes, cpus}``)
     that hold any of ``devices``, the service's logical device ids (ASCEND_RT_VISIBLE_DEVICES).

@@ -19,7 +19,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.stack import (
 ROW_FIELDS = {
     'release', 'status', 'vllm', 'vllm_ascend', 'python_min', 'python_max', 'cann', 'torch',
     'torch_npu', 'torch_npu_source', 'triton_ascend', 'triton_ascend_excluded_chips', 'chips',
-    'driver_min', 'driver_recommended', 'notes', 'pip_check_expected', 'pip_indexes',
+    'driver_min', 'driver_recommended', 'notes', 'pip_check_expected', 'pip_indexes', 'binds_cpus_on',
 }
 
 # vllm-ascend's versioning policy; torch-npu and triton-ascend as the published wheels require

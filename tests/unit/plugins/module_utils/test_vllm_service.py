@@ -124,3 +124,14 @@ def test_container_plan_refuses_unknown_or_repeated_chips():
         vs.container_plan(CHIPS_A2, [7, 8])
     with pytest.raises(vs.ServiceError, match='more than once'):
         vs.container_plan(CHIPS_A2, [1, 1])
+
+
+def test_one_binding_layer_per_release_and_architecture():
+    from ansible_collections.ascend.vllm.plugins.module_utils.stack import resolve_stack
+    # vllm-ascend binds itself on ARM from 0.18.0: the unit adds no numactl.
+    assert vs.binding_layer(resolve_stack('0.23.0'), 'aarch64') == 'vllm-ascend'
+    assert vs.binding_layer(resolve_stack('0.18.0'), 'aarch64', numa_bind=False) == 'vllm-ascend'
+    # It skips x86 and is off by default before: numactl around the service, unless turned off.
+    assert vs.binding_layer(resolve_stack('0.23.0'), 'x86_64') == 'numactl'
+    assert vs.binding_layer(resolve_stack('0.13.0'), 'aarch64') == 'numactl'
+    assert vs.binding_layer(resolve_stack('0.13.0'), 'aarch64', numa_bind=False) == 'none'
