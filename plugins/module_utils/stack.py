@@ -410,7 +410,7 @@ def _image(row, values, overridden):
     image = stack_matrix.IMAGE
     tags = {}
     for chip in row['chips']:
-        if chip in image['chip_suffixes']:
+        if chip in image['chip_suffixes'] and chip in row.get('image_chips', row['chips']):
             tags[chip] = dict((os_family, _image_tag(values['vllm_ascend'], chip, os_family))
                               for os_family in image['os_suffixes'])
     tag = _image_tag(values['vllm_ascend'])

@@ -23,6 +23,8 @@ Field meanings:
                        wheel pins a newer torch (and torchvision / torchaudio) than vllm-ascend,
                        and upstream installs vllm-ascend last and ignores the complaint
                        (vllm-project/vllm-ascend issues #3266, #5710). Any other conflict fails.
+``image_chips``        chip families upstream publishes an image of this release for (a
+                       Dockerfile per family at the tag); the others have none
 ``binds_cpus_on``      architectures where vllm-ascend binds its own threads, memory and NPU IRQs
                        by default (vllm_ascend/cpu_binding.py: on by default and ARM-only from
                        v0.15.0rc1, off by default before); the service then adds no binding
@@ -147,6 +149,8 @@ RELEASES = [
         # torch to 2.5.1 and torchvision below 0.21, and leaves torchaudio (pinned to torch 2.7.0).
         'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch'],
         'pip_indexes': {},
+        # v0.9.1 has Dockerfile and Dockerfile.openEuler only (CANN 8.2.rc1-910b): no A3 image.
+        'image_chips': ['910b'],
         'binds_cpus_on': [],
         'chips': {'910b': 'supported', '910_93': 'partial'},
         'driver_min': None,
@@ -172,6 +176,7 @@ RELEASES = [
         # torch 2.7.1 and an unpinned torchvision (re-resolved to 0.22.1), not torchaudio.
         'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch'],
         'pip_indexes': {},
+        'image_chips': ['910b', '910_93', '310p'],
         'binds_cpus_on': [],
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
         'driver_min': None,
@@ -194,6 +199,7 @@ RELEASES = [
         # vllm 0.13.0 pins torch 2.9.0 / torchvision 0.24.0 / torchaudio 2.9.0; vllm-ascend torch 2.8.0.
         'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch'],
         'pip_indexes': {},
+        'image_chips': ['910b', '910_93', '310p'],
         'binds_cpus_on': [],
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
         'driver_min': None,
@@ -220,6 +226,7 @@ RELEASES = [
         # pins all three to the 2.9.0 set.
         'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'vllm -> torchaudio'],
         'pip_indexes': {},
+        'image_chips': ['910b', '910_93', '310p'],
         'binds_cpus_on': ['aarch64'],
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'supported'},
         'driver_min': None,
@@ -244,11 +251,14 @@ RELEASES = [
         'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'vllm -> torchaudio'],
         # triton-ascend 3.2.2 is not on PyPI (3.2.0 is the newest there).
         'pip_indexes': {'ascend-mirror': ['triton-ascend==3.2.2']},
+        'image_chips': ['910b', '910_93', '310p'],
         'binds_cpus_on': ['aarch64'],
+        # Upstream builds 0.23.0 for the Ascend 950 too (CANN 9.1.0-950 base image, -a5 image tag),
+        # but this collection knows no HDK / CANN package names, PCI id or image suffix for it
+        # yet, so it is not listed: preflight refuses it instead of installing 910b packages.
         'chips': {
             '910b': 'supported',
             '910_93': 'supported',
-            '950dt': 'supported',
             '310p': 'experimental',
         },
         'driver_min': None,

@@ -19,7 +19,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.stack import (
 ROW_FIELDS = {
     'release', 'status', 'vllm', 'vllm_ascend', 'python_min', 'python_max', 'cann', 'torch',
     'torch_npu', 'torch_npu_source', 'triton_ascend', 'triton_ascend_excluded_chips', 'chips',
-    'driver_min', 'driver_recommended', 'notes', 'pip_check_expected', 'pip_indexes', 'binds_cpus_on',
+    'driver_min', 'driver_recommended', 'notes', 'pip_check_expected', 'pip_indexes', 'binds_cpus_on', 'image_chips',
 }
 
 # vllm-ascend's versioning policy; torch-npu and triton-ascend as the published wheels require
@@ -35,7 +35,7 @@ PUBLISHED = [
     ('0.18.0', '0.18.0', ('3.10', '3.11'), '8.5.1', '2.9.0', '2.9.0', 'pypi', '3.2.0',
      {'910b': 'supported', '910_93': 'supported', '310p': 'supported'}),
     ('0.23.0', '0.23.0', ('3.10', '3.12'), '9.1.0', '2.10.0', '2.10.0.post4', 'pypi', '3.2.2',
-     {'910b': 'supported', '910_93': 'supported', '950dt': 'supported', '310p': 'experimental'}),
+     {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'}),
 ]
 
 
@@ -134,3 +134,10 @@ def test_image_rule_is_data():
     assert stack_matrix.IMAGE['tag_prefix'] == 'v'
     assert stack_matrix.IMAGE['chip_suffixes'] == {'910b': '', '910_93': '-a3', '310p': '-310p'}
     assert stack_matrix.IMAGE['os_suffixes'] == {'ubuntu': '', 'openeuler': '-openeuler'}
+
+
+def test_published_images_per_release():
+    # v0.9.1 has no Dockerfile.a3: no A3 image of that release.
+    assert _row('0.9.1')['image_chips'] == ['910b']
+    assert sorted(resolve_stack('0.9.1')['image']['tags']) == ['910b']
+    assert sorted(resolve_stack('0.11.0')['image']['tags']) == ['310p', '910_93', '910b']

@@ -325,7 +325,7 @@ def test_chip_support_levels_per_release():
         '0.11.0': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental', '950dt': 'unsupported'},
         '0.13.0': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental', '950dt': 'unsupported'},
         '0.18.0': {'910b': 'supported', '910_93': 'supported', '310p': 'supported', '950dt': 'unsupported'},
-        '0.23.0': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental', '950dt': 'supported'},
+        '0.23.0': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental', '950dt': 'unsupported'},
     }
     for release, chips in expected.items():
         for chip, level in chips.items():
@@ -343,9 +343,9 @@ def test_chip_support_messages():
     assert chip_support('0.23.0', '310P3') == (
         'experimental', 'Atlas 300I Duo (Ascend 310P) is experimental in vllm-ascend 0.23.0; '
                         'fully supported in: 0.18.0')
-    assert chip_support('0.18.0', '950dt') == (
-        'unsupported', 'Ascend 950DT is not supported by vllm-ascend 0.18.0; releases that support it: '
-                       '0.23.0 (set ascend_stack_release)')
+    # Not listed until its package and image names are known (stack_matrix).
+    assert chip_support('0.23.0', '950dt') == (
+        'unsupported', 'Ascend 950DT is not supported by vllm-ascend 0.23.0; no release supports it yet')
     assert chip_support('0.23.0', '910A') == (
         'unsupported', 'Ascend 910 (910A, first generation) is not supported by any vllm-ascend release: '
                        'it has no bf16 support, which every vllm-ascend release requires')
@@ -446,9 +446,11 @@ def test_image_refs():
 
 
 def test_image_tags_only_for_chips_of_the_release():
-    assert sorted(resolve_stack('0.9.1')['image']['tags']) == ['910_93', '910b']
-    with pytest.raises(StackError, match="no container image is known for chip '310p'; known chips: 910b, 910_93"):
+    assert sorted(resolve_stack('0.9.1')['image']['tags']) == ['910b']
+    with pytest.raises(StackError, match="no container image is known for chip '310p'; known chips: 910b"):
         image_ref('0.9.1', '310p')
+    with pytest.raises(StackError, match="no container image is known for chip '910_93'; known chips: 910b"):
+        image_ref('0.9.1', '910_93')
     with pytest.raises(StackError, match="image OS 'centos' is not one of: ubuntu, openeuler"):
         image_ref('0.23.0', '910b', 'centos')
 
