@@ -147,7 +147,7 @@ def binding_layer(stack, arch, numa_bind=True):
     binds with numactl. torch-npu's CPU_AFFINITY_CONF, a third layer that overrides external
     binding, is never set. ``numa_bind`` false (vllm_service_numa_bind) leaves the unit unbound.
     """
-    if arch in (stack or {}).get('binds_cpus_on') or []:
+    if arch in ((stack or {}).get('binds_cpus_on') or []):
         return 'vllm-ascend'
     return 'numactl' if numa_bind else 'none'
 
