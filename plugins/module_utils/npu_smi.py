@@ -223,6 +223,11 @@ class _Header(object):
             table = ()
         self.keys = [[[_canonical(name, table) for dummy, name in cell] for cell in row[2]]
                      for row in rows]
+        # Header cells no key is known for (newer drivers rename and add columns): their values
+        # are skipped, and named in the result's warnings.
+        self.unknown = [name for row, row_keys in zip(rows, self.keys)
+                        for cell, cell_keys in zip(row[2], row_keys)
+                        for (dummy, name), key in zip(cell, cell_keys) if key is None]
 
     def __len__(self):
         return len(self.rows)
@@ -410,6 +415,10 @@ def parse_info(text):
             if header_rows and '=' in line:
                 state['header'] = _Header(header_rows)
                 del header_rows[:]
+                if state['header'].kind in ('chips', 'processes') and state['header'].unknown:
+                    result['warnings'].append(
+                        'npu-smi info: column(s) %s of the %s table are not known to this parser; '
+                        'their values are left out' % (', '.join(state['header'].unknown), state['header'].kind))
                 if state['header'].kind == 'chips':
                     state['chip_header'] = True
                 elif state['header'].kind == 'processes':

@@ -174,7 +174,10 @@ def test_reordered_sub_columns_extra_cell_and_extra_sub_column():
     # The table ends without a process table: said, not silently taken as "no process".
     assert result['processes'] == []
     assert result['process_table'] is False
-    assert result['warnings'] == ['npu-smi info printed no process table; the process list is '
+    # The extra columns are named, not fatal.
+    assert result['warnings'] == ['npu-smi info: column(s) Slot, Vec(%), Fan(%) of the chips table are not known to '
+                                  'this parser; their values are left out',
+                                  'npu-smi info printed no process table; the process list is '
                                   'unknown, not necessarily empty']
 
 
@@ -385,3 +388,16 @@ def test_surplus_value_in_a_cell_fails_quoting_the_line():
         parse_info('\n'.join(lines) + '\n')
     assert "does not match the header columns Power(W), Temp(C), Hugepages-Usage(page)" in str(exc.value)
     assert 'line 7' in str(exc.value)
+
+
+def test_a_renamed_column_is_left_out_and_named_not_fatal():
+    """Newer drivers rename and add columns: the cells the parser knows are still read."""
+    text = read_fixture('910B3_26.1.0_1.txt').replace('Hugepages-Usage(page)', 'Foobar-Usage(page)   ')
+    table = parse_info(text)
+    assert len(table['chips']) == 8
+    assert table['chips'][0]['bus_id'] == '0000:c1:00.0' and table['chips'][0]['health'] == 'OK'
+    assert table['warnings'] == ['npu-smi info: column(s) Foobar-Usage(page) of the chips table are not known to '
+                                 'this parser; their values are left out']
+    # Every real capture's columns are known.
+    for name in ('910B3_26.1.0_1.txt', '910B2_24.1.0_1.txt', 'Ascend910-A3_25.3.rc1_1.txt', '310P3_24.1.0.1_1.txt'):
+        assert not [w for w in parse_info(read_fixture(name))['warnings'] if 'not known' in w], name
