@@ -38,7 +38,8 @@ def pip_plan(stack, arch, family, index_url=None, extra_index_urls=None, wheelho
     """The pip steps of ``stack`` on a node of ``arch`` with chips of ``family``.
 
     Returns ``first`` and ``second`` (requirement lists, installed in that order), ``remove_after_first``
-    and ``remove_after_second`` (distributions to uninstall when present), ``expected`` (the pip
+    and ``remove_after_second`` (distributions to uninstall when present), ``reinstall_after_second``
+    (written anew, without dependencies, when the second removal took something), ``expected`` (the pip
     check conflicts to accept: the row's own plus, where triton-ascend is removed, its absence),
     ``indexes`` (``{index, label, requirements}`` the install needs beyond PyPI) and ``problems``
     (``{what, variable, fix}`` when the configured indexes cannot serve them).
@@ -53,11 +54,16 @@ def pip_plan(stack, arch, family, index_url=None, extra_index_urls=None, wheelho
               'torch-npu==%s' % stack['torch_npu']]
     if gets_triton:
         second.append('triton-ascend==%s' % stack['triton_ascend'])
-    expected = [dict(entry) for entry in stack.get('pip_check_expected') or []]
-    remove_after_second = []
+    expected = [dict(entry) for entry in stack.get('pip_check_expected') or []
+                if entry.get('arch') in (None, arch)]
+    # x86_64: vllm-ascend's xgrammar (>=0.1.30) brings the CUDA triton back over triton-ascend's
+    # files; out again, and triton-ascend written anew (upstream's v0.23.0 Dockerfile:
+    # pip uninstall -y triton triton-ascend && pip install triton-ascend==3.2.2).
+    remove_after_second = ['triton'] if arch == 'x86_64' else []
+    reinstall_after_second = ['triton-ascend==%s' % stack['triton_ascend']] if gets_triton and remove_after_second else []
     if stack.get('triton_ascend') and not gets_triton:
         remove_after_second = ['triton-ascend', 'triton']
-        expected.append({'package': 'vllm-ascend', 'requires': 'triton-ascend', 'missing': True})
+        expected.append({'package': 'vllm-ascend', 'requires': 'triton-ascend', 'missing': True, 'arch': None})
 
     needs = {}
     for index, requirements in sorted((stack.get('pip_indexes') or {}).items()):
@@ -82,6 +88,7 @@ def pip_plan(stack, arch, family, index_url=None, extra_index_urls=None, wheelho
         'remove_after_first': ['triton'],
         'second': second,
         'remove_after_second': remove_after_second,
+        'reinstall_after_second': reinstall_after_second,
         'expected': expected,
         'indexes': indexes,
         'problems': problems,

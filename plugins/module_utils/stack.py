@@ -504,15 +504,27 @@ def resolve_stack(release=None, overrides=None, allow_unlisted=False, matrix=Non
     return result
 
 
+_EXPECTED_RE = re.compile(r'^\s*(?P<package>[A-Za-z0-9._-]+)\s*->\s*(?P<requires>[A-Za-z0-9._-]+)\s*'
+                          r'(?:\((?P<qualifiers>[^)]*)\))?\s*$')
+
+
 def pip_check_expected(row):
-    """The row's ``pip_check_expected`` (``"package -> requires"``) as ``{package, requires}`` dicts."""
+    """The row's ``pip_check_expected`` as ``{package, requires, missing, arch}`` dicts.
+
+    ``"a -> b"`` is a version conflict of a's requirement on b on every architecture;
+    ``"a -> b (missing, x86_64)"`` accepts b being absent, on x86_64 only.
+    """
     expected = []
     for text in row.get('pip_check_expected') or []:
-        parts = [part.strip() for part in str(text).split('->')]
-        if len(parts) != 2 or not all(parts):
-            raise StackError('stack matrix row %s: pip_check_expected entry %r is not "package -> requires"'
-                             % (row.get('release'), text))
-        expected.append({'package': parts[0], 'requires': parts[1]})
+        match = _EXPECTED_RE.match(str(text))
+        qualifiers = [q.strip() for q in (match.group('qualifiers') or '').split(',') if q.strip()] if match else []
+        unknown = [q for q in qualifiers if q not in ('missing', 'aarch64', 'x86_64')]
+        if not match or unknown:
+            raise StackError('stack matrix row %s: pip_check_expected entry %r is not "package -> requires" '
+                             'with optional (missing, aarch64|x86_64)' % (row.get('release'), text))
+        arches = [q for q in qualifiers if q != 'missing']
+        expected.append({'package': match.group('package'), 'requires': match.group('requires'),
+                         'missing': 'missing' in qualifiers, 'arch': arches[0] if arches else None})
     return expected
 
 

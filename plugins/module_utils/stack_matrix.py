@@ -19,10 +19,14 @@ Field meanings:
 ``triton_ascend``      pinned triton-ascend version, or None when the release pins none;
                        ``triton_ascend_excluded_chips`` lists chip families that must not get it
 ``pip_check_expected`` the ``pip check`` conflicts this row always has, as ``"package -> requires"``
-                       (a version mismatch of ``package``'s requirement on ``requires``): vLLM's
-                       wheel pins a newer torch (and torchvision / torchaudio) than vllm-ascend,
-                       and upstream installs vllm-ascend last and ignores the complaint
-                       (vllm-project/vllm-ascend issues #3266, #5710). Any other conflict fails.
+                       (a version mismatch of ``package``'s requirement on ``requires``), with
+                       ``(missing)`` for a requirement removed on purpose and an architecture in
+                       the parentheses when only it has the conflict: vLLM's wheel pins a newer
+                       torch (and torchvision / torchaudio, xformers on x86_64, opencv) than
+                       vllm-ascend, and upstream installs vllm-ascend last and ignores the
+                       complaint (vllm-project/vllm-ascend issues #3266, #5710); the CUDA triton
+                       that xgrammar (x86_64) and humming-kernels want is uninstalled, as
+                       upstream's images do. Any other conflict fails.
 ``image_chips``        chip families upstream publishes an image of this release for (a
                        Dockerfile per family at the tag); the others have none
 ``binds_cpus_on``      architectures where vllm-ascend binds its own threads, memory and NPU IRQs
@@ -147,7 +151,11 @@ RELEASES = [
         'triton_ascend_excluded_chips': [],
         # vllm 0.9.1 pins torch 2.7.0, torchvision 0.22.0, torchaudio 2.7.0; vllm-ascend moves
         # torch to 2.5.1 and torchvision below 0.21, and leaves torchaudio (pinned to torch 2.7.0).
-        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch'],
+        # ... the newest opencv (5.x, for vLLM's >=4.11.0) wants numpy>=2 and vllm-ascend moves
+        # numpy below 2 (vllm-project/vllm-ascend PR #3713); xformers pins vLLM's torch on x86_64.
+        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch',
+                               'opencv-python-headless -> numpy', 'xformers -> torch (x86_64)',
+                               'xgrammar -> triton (missing, x86_64)'],
         'pip_indexes': {},
         # v0.9.1 has Dockerfile and Dockerfile.openEuler only (CANN 8.2.rc1-910b): no A3 image.
         'image_chips': ['910b'],
@@ -174,7 +182,8 @@ RELEASES = [
         'triton_ascend_excluded_chips': [],
         # vllm 0.11.0 pins torch 2.8.0 / torchvision 0.23.0 / torchaudio 2.8.0; vllm-ascend pins
         # torch 2.7.1 and an unpinned torchvision (re-resolved to 0.22.1), not torchaudio.
-        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch'],
+        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch',
+                               'xformers -> torch (x86_64)', 'xgrammar -> triton (missing, x86_64)'],
         'pip_indexes': {},
         'image_chips': ['910b', '910_93', '310p'],
         'binds_cpus_on': [],
@@ -197,7 +206,8 @@ RELEASES = [
         'triton_ascend': '3.2.0',
         'triton_ascend_excluded_chips': [],
         # vllm 0.13.0 pins torch 2.9.0 / torchvision 0.24.0 / torchaudio 2.9.0; vllm-ascend torch 2.8.0.
-        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch'],
+        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch',
+                               'xgrammar -> triton (missing, x86_64)'],
         'pip_indexes': {},
         'image_chips': ['910b', '910_93', '310p'],
         'binds_cpus_on': [],
@@ -224,7 +234,9 @@ RELEASES = [
         'triton_ascend_excluded_chips': [],
         # vllm 0.18.0 pins torch 2.10.0 / torchvision 0.25.0 / torchaudio 2.10.0; vllm-ascend
         # pins all three to the 2.9.0 set.
-        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'vllm -> torchaudio'],
+        # ... and vLLM wants opencv >=4.13.0, vllm-ascend <=4.11.0.86 (vllm-project/vllm-ascend #8286).
+        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'vllm -> torchaudio',
+                               'vllm -> opencv-python-headless', 'xgrammar -> triton (missing, x86_64)'],
         'pip_indexes': {},
         'image_chips': ['910b', '910_93', '310p'],
         'binds_cpus_on': ['aarch64'],
@@ -248,7 +260,9 @@ RELEASES = [
         'triton_ascend_excluded_chips': ['310p'],
         # vllm 0.23.0 pins torch 2.11.0 / torchvision 0.26.0 / torchaudio 2.11.0; vllm-ascend
         # pins all three to the 2.10.0 set.
-        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'vllm -> torchaudio'],
+        # ... and vLLM's humming-kernels wants the CUDA triton on every architecture.
+        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'vllm -> torchaudio',
+                               'humming-kernels -> triton (missing)', 'xgrammar -> triton (missing, x86_64)'],
         # triton-ascend 3.2.2 is not on PyPI (3.2.0 is the newest there).
         'pip_indexes': {'ascend-mirror': ['triton-ascend==3.2.2']},
         'image_chips': ['910b', '910_93', '310p'],

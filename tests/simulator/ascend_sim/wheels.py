@@ -49,20 +49,27 @@ LOCAL_LABEL = "sim"
 # Project names whose requirements the stand-ins carry (everything this wheelhouse holds, plus
 # numpy and pillow, which the sandbox downloads as real wheels).
 STACK_NAMES = ("vllm", "vllm-ascend", "torch", "torch-npu", "torchvision", "torchaudio",
-               "triton-ascend", "triton", "numpy", "pillow")
+               "triton-ascend", "triton", "xgrammar", "humming-kernels", "opencv-python-headless", "xformers",
+               "numpy", "pillow")
 
 # vllm-ascend release -> the versions its row installs, and the torch vLLM's own wheel pins.
 STACKS = {
     "0.9.1": {"vllm": "0.9.1", "vllm_ascend": "0.9.1", "torch": "2.5.1",
-              "torch_npu": "2.5.1.post1", "triton_ascend": None, "vllm_torch": "2.7.0"},
+              "torch_npu": "2.5.1.post1", "triton_ascend": None, "vllm_torch": "2.7.0",
+              "xgrammar": "0.1.19", "humming_kernels": None, "xformers": "0.0.30"},
     "0.11.0": {"vllm": "0.11.0", "vllm_ascend": "0.11.0", "torch": "2.7.1",
-               "torch_npu": "2.7.1", "triton_ascend": None, "vllm_torch": "2.8.0"},
+               "torch_npu": "2.7.1", "triton_ascend": None, "vllm_torch": "2.8.0",
+               "xgrammar": "0.1.25", "humming_kernels": None, "xformers": "0.0.32.post1"},
     "0.13.0": {"vllm": "0.13.0", "vllm_ascend": "0.13.0", "torch": "2.8.0",
-               "torch_npu": "2.8.0.post2", "triton_ascend": "3.2.0", "vllm_torch": "2.9.0"},
+               "torch_npu": "2.8.0.post2", "triton_ascend": "3.2.0", "vllm_torch": "2.9.0",
+               "xgrammar": "0.1.27", "humming_kernels": None},
+    # xgrammar: vLLM 0.18.0 / 0.23.0 ask >=0.1.32 / >=0.2.0, pip takes the newest (0.2.9).
     "0.18.0": {"vllm": "0.18.0", "vllm_ascend": "0.18.0", "torch": "2.9.0",
-               "torch_npu": "2.9.0", "triton_ascend": "3.2.0", "vllm_torch": "2.10.0"},
+               "torch_npu": "2.9.0", "triton_ascend": "3.2.0", "vllm_torch": "2.10.0",
+               "xgrammar": "0.2.9", "humming_kernels": None},
     "0.23.0": {"vllm": "0.23.0", "vllm_ascend": "0.23.0", "torch": "2.10.0",
-               "torch_npu": "2.10.0.post4", "triton_ascend": "3.2.2", "vllm_torch": "2.11.0"},
+               "torch_npu": "2.10.0.post4", "triton_ascend": "3.2.2", "vllm_torch": "2.11.0",
+               "xgrammar": "0.2.9", "humming_kernels": "0.1.4"},
 }
 
 # torch -> the torchvision and torchaudio built for it (each pins that torch).
@@ -76,21 +83,30 @@ TORCH_COMPANIONS = {
 # STACK_NAMES. vllm-ascend requires no vllm: nothing in pip stops a mismatched pair (the stack
 # resolver does).
 _TV_PILLOW = "pillow!=8.3.*,>=5.3.0"
+# vLLM's xgrammar requirement, with its published marker.
+_XG_0_9_1 = 'xgrammar==0.1.19; platform_machine == "x86_64" or platform_machine == "aarch64"'
+_XG_0_11_0 = 'xgrammar==0.1.25; platform_machine == "x86_64" or platform_machine == "aarch64" or platform_machine == "arm64"'
+_XG_0_13_0 = 'xgrammar==0.1.27; platform_machine == "x86_64" or platform_machine == "aarch64" or platform_machine == "arm64" or platform_machine == "s390x" or platform_machine == "ppc64le"'
+_XG_0_18_0 = 'xgrammar<1.0.0,>=0.1.32; platform_machine == "x86_64" or platform_machine == "aarch64" or platform_machine == "arm64" or platform_machine == "s390x" or platform_machine == "ppc64le"'
+_XG_0_23_0 = 'xgrammar<1.0.0,>=0.2.0; platform_machine == "x86_64" or platform_machine == "aarch64" or platform_machine == "arm64" or platform_machine == "s390x" or platform_machine == "ppc64le"'
+_TRITON_X86 = 'triton; platform_system == "Linux" and platform_machine == "x86_64"'
 REQUIRES = {
     ("vllm_ascend", "0.9.1"): (">=3.9", ["numpy<2.0.0", "torch>=2.5.1", "torchvision<0.21.0",
                                          "torch-npu==2.5.1.post1"]),
-    ("vllm_ascend", "0.11.0"): (">=3.9", ["numpy<2.0.0", "torch==2.7.1", "torchvision", "torch-npu==2.7.1"]),
+    ("vllm_ascend", "0.11.0"): (">=3.9", ["numpy<2.0.0", "torch==2.7.1", "torchvision", "torch-npu==2.7.1", "opencv-python-headless<=4.11.0.86"]),
     ("vllm_ascend", "0.13.0"): (">=3.10", ["numpy<2.0.0", "torch==2.8.0", "torchvision",
-                                           "torch-npu==2.8.0.post2", "triton-ascend==3.2.0"]),
+                                           "torch-npu==2.8.0.post2", "triton-ascend==3.2.0", "opencv-python-headless<=4.11.0.86"]),
     ("vllm_ascend", "0.18.0"): (">=3.10", ["numpy<2.0.0", "torch==2.9.0", "torchvision==0.24.0",
-                                           "torchaudio==2.9.0", "torch-npu==2.9.0", "triton-ascend==3.2.0"]),
+                                           "torchaudio==2.9.0", "torch-npu==2.9.0", "triton-ascend==3.2.0",
+                                           "xgrammar>=0.1.30", "opencv-python-headless<=4.11.0.86"]),
     ("vllm_ascend", "0.23.0"): (">=3.10", ["numpy", "torch==2.10.0", "torch-npu==2.10.0.post4",
-                                           "torchvision==0.25.0", "torchaudio==2.10.0", "triton-ascend==3.2.2"]),
-    ("vllm", "0.9.1"): ("<3.13,>=3.9", ["numpy", "pillow", "torch==2.7.0", "torchaudio==2.7.0", "torchvision==0.22.0"]),
-    ("vllm", "0.11.0"): ("<3.14,>=3.9", ["numpy", "pillow", "torch==2.8.0", "torchaudio==2.8.0", "torchvision==0.23.0"]),
-    ("vllm", "0.13.0"): ("<3.14,>=3.10", ["numpy", "pillow", "torch==2.9.0", "torchaudio==2.9.0", "torchvision==0.24.0"]),
-    ("vllm", "0.18.0"): ("<3.14,>=3.10", ["numpy", "pillow", "torch==2.10.0", "torchaudio==2.10.0", "torchvision==0.25.0"]),
-    ("vllm", "0.23.0"): ("<3.15,>=3.10", ["numpy", "pillow", "torch==2.11.0", "torchaudio==2.11.0", "torchvision==0.26.0"]),
+                                           "torchvision==0.25.0", "torchaudio==2.10.0", "triton-ascend==3.2.2",
+                                           "xgrammar>=0.1.30"]),
+    ("vllm", "0.9.1"): ("<3.13,>=3.9", ["numpy", "pillow", "torch==2.7.0", "torchaudio==2.7.0", "torchvision==0.22.0", _XG_0_9_1, "opencv-python-headless>=4.11.0", 'xformers==0.0.30; platform_system == "Linux" and platform_machine == "x86_64"']),
+    ("vllm", "0.11.0"): ("<3.14,>=3.9", ["numpy", "pillow", "torch==2.8.0", "torchaudio==2.8.0", "torchvision==0.23.0", _XG_0_11_0, "opencv-python-headless>=4.11.0", 'xformers==0.0.32.post1; platform_system == "Linux" and platform_machine == "x86_64"']),
+    ("vllm", "0.13.0"): ("<3.14,>=3.10", ["numpy", "pillow", "torch==2.9.0", "torchaudio==2.9.0", "torchvision==0.24.0", _XG_0_13_0, "opencv-python-headless>=4.11.0"]),
+    ("vllm", "0.18.0"): ("<3.14,>=3.10", ["numpy", "pillow", "torch==2.10.0", "torchaudio==2.10.0", "torchvision==0.25.0", _XG_0_18_0, "opencv-python-headless>=4.13.0"]),
+    ("vllm", "0.23.0"): ("<3.15,>=3.10", ["numpy", "pillow", "torch==2.11.0", "torchaudio==2.11.0", "torchvision==0.26.0", _XG_0_23_0, "humming-kernels[cu13]==0.1.4", "opencv-python-headless>=4.13.0"]),
     ("torchvision", "0.20.1"): (">=3.8", ["numpy", "torch==2.5.1", _TV_PILLOW]),
     ("torchvision", "0.22.0"): (">=3.9", ["numpy", "torch==2.7.0", _TV_PILLOW]),
     ("torchvision", "0.22.1"): (">=3.9", ["numpy", "torch==2.7.1", _TV_PILLOW]),
@@ -105,6 +121,31 @@ REQUIRES = {
     ("torchaudio", "2.9.0"): (None, ["torch==2.9.0"]),
     ("torchaudio", "2.10.0"): (None, ["torch==2.10.0"]),
     ("torchaudio", "2.11.0"): (None, []),          # the published 2.11.0 pins no torch
+    # xgrammar wants the CUDA triton on x86_64: after the vllm-ascend step pip brings it back.
+    ("xgrammar", "0.1.19"): ("<4,>=3.8", ["torch>=1.10.0", _TRITON_X86]),
+    ("xgrammar", "0.1.25"): ("<4,>=3.8", ["torch>=1.10.0", _TRITON_X86, "numpy"]),
+    ("xgrammar", "0.1.27"): ("<4,>=3.8", ["torch>=1.10.0", _TRITON_X86, "numpy"]),
+    ("xgrammar", "0.2.9"): ("<4,>=3.8", ["torch>=1.10.0", _TRITON_X86, "numpy"]),
+    # vLLM 0.23.0's humming-kernels wants triton on every architecture.
+    ("humming_kernels", "0.1.4"): (">=3.10", ["torch>=2.7", "triton", "numpy"]),
+    # opencv: vLLM asks >=4.11.0 / >=4.13.0 and pip takes the newest (5.0.0.93, numpy>=2);
+    # vllm-ascend 0.11.0-0.18.0 caps it at 4.11.0.86 (vllm-project/vllm-ascend PR #3713).
+    ("opencv_python_headless", "4.11.0.86"): (">=3.6", [
+        'numpy>=1.13.3; python_version < "3.7"',
+        'numpy>=1.21.0; python_version <= "3.9" and platform_system == "Darwin" and platform_machine == "arm64"',
+        'numpy>=1.21.2; python_version >= "3.10"',
+        'numpy>=1.21.4; python_version >= "3.10" and platform_system == "Darwin"',
+        'numpy>=1.23.5; python_version >= "3.11"',
+        'numpy>=1.26.0; python_version >= "3.12"',
+        'numpy>=1.19.3; python_version >= "3.6" and platform_system == "Linux" and platform_machine == "aarch64"',
+        'numpy>=1.17.0; python_version >= "3.7"',
+        'numpy>=1.17.3; python_version >= "3.8"',
+        'numpy>=1.19.3; python_version >= "3.9"']),
+    ("opencv_python_headless", "5.0.0.93"): (">=3.6", ['numpy<2.0; python_version < "3.9"',
+                                                       'numpy>=2; python_version >= "3.9"']),
+    # vLLM 0.9.1 / 0.11.0 on x86_64: xformers pins vLLM's torch.
+    ("xformers", "0.0.30"): (">=3.9", ["numpy", "torch==2.7.0"]),
+    ("xformers", "0.0.32.post1"): (">=3.9", ["numpy", "torch==2.8.0"]),
     ("triton_ascend", "3.2.0"): (None, []),        # published without any requirement
     ("triton_ascend", "3.2.2"): (None, []),        # not on PyPI (Huawei's pip mirror): assumed as 3.2.0
 }
@@ -143,6 +184,10 @@ PACKAGES = {
     "torchvision": ("torchvision", "torchvision", "image and video datasets and models for torch (test stand-in)"),
     "torchaudio": ("torchaudio", "torchaudio", "An audio package for PyTorch (test stand-in)"),
     "triton_ascend": ("triton-ascend", "triton", "Triton for Ascend NPUs (test stand-in)"),
+    "xgrammar": ("xgrammar", "xgrammar", "Efficient, flexible structured generation (test stand-in)"),
+    "humming_kernels": ("humming-kernels", "humming_kernels", "Kernels vLLM uses (test stand-in)"),
+    "opencv_python_headless": ("opencv-python-headless", "cv2", "Wrapper package for OpenCV python bindings (test stand-in)"),
+    "xformers": ("xformers", "xformers", "Transformers building blocks (test stand-in)"),
     # The CUDA triton: the same ``triton`` package directory as triton-ascend, as on PyPI.
     "triton": ("triton", "triton", "A language and compiler for custom Deep Learning operations (test stand-in)"),
 }
@@ -266,7 +311,9 @@ def planned_wheels(releases):
     for release in releases:
         row = STACKS[release]
         wanted = [("vllm", row["vllm"]), ("vllm_ascend", row["vllm_ascend"]), ("torch_npu", row["torch_npu"]),
-                  ("triton_ascend", row["triton_ascend"])]
+                  ("triton_ascend", row["triton_ascend"]), ("xgrammar", row["xgrammar"]),
+                  ("humming_kernels", row["humming_kernels"]), ("opencv_python_headless", "5.0.0.93"),
+                  ("opencv_python_headless", "4.11.0.86"), ("xformers", row.get("xformers"))]
         for torch in (row["torch"], row["vllm_torch"]):
             vision, audio = TORCH_COMPANIONS[torch]
             wanted += [("torch", torch), ("torch", torch + "+cpu"), ("torchvision", vision), ("torchaudio", audio),

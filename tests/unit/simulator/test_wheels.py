@@ -62,7 +62,7 @@ def wheelhouse(tmp_path_factory):
     out = str(tmp_path_factory.mktemp("wheelhouse"))
     wheels.build(out)
     deps = str(tmp_path_factory.mktemp("deps"))
-    for name, version in (("numpy", "1.26.4"), ("pillow", "11.0.0")):
+    for name, version in (("numpy", "1.26.4"), ("numpy", "2.2.0"), ("pillow", "11.0.0")):
         _tiny_wheel(deps, name, version)
     for fname in os.listdir(deps):
         os.replace(os.path.join(deps, fname), os.path.join(out, fname))
@@ -101,10 +101,13 @@ def test_every_stack_row_has_its_wheels(wheelhouse):
         "torchvision-0.25.0+sim-py3-none-any.whl", "torchaudio-2.10.0+sim-py3-none-any.whl",
         "torch-2.11.0+sim-py3-none-any.whl", "torch-2.11.0+cpu-py3-none-any.whl",
         "torchvision-0.26.0+sim-py3-none-any.whl", "torchaudio-2.11.0+sim-py3-none-any.whl",
-        "triton-3.6.0+sim-py3-none-any.whl",
+        "triton-3.6.0+sim-py3-none-any.whl", "xgrammar-0.2.9+sim-py3-none-any.whl",
+        "humming_kernels-0.1.4+sim-py3-none-any.whl", "opencv_python_headless-5.0.0.93+sim-py3-none-any.whl",
+        "opencv_python_headless-4.11.0.86+sim-py3-none-any.whl",
     }
-    # 17 of the rows, 7 torches x (plain, +cpu, torchvision, torchaudio), 6 CUDA tritons
-    assert len(names) == 51
+    # 17 of the rows, 7 torches x (plain, +cpu, torchvision, torchaudio), 6 CUDA tritons, 4 xgrammars,
+    # humming-kernels, 2 opencv, 2 xformers
+    assert len(names) == 60
 
 
 def _dist_info(archive):
@@ -208,7 +211,7 @@ def test_standins_carry_the_published_requirements(arch):
             published = (None, published[1])   # Requires-Python of the stand-in torch: not carried
         assert _standin(dist, version, arch) == published, (dist, version)
         checked += 1
-    assert checked == 37
+    assert checked == 46
 
 
 def test_torch_npu_wants_the_cpu_torch_on_x86_64():
@@ -260,10 +263,10 @@ def test_cli_builds_selected_rows_and_prints_the_matrix(tmp_path):
     assert result.returncode == 0
     built = sorted(f for f in os.listdir(out) if f.endswith(".whl"))
     assert built == sorted(wheels.planned_wheels(["0.13.0"]))
-    assert "torch-2.9.0+cpu-py3-none-any.whl" in built and len(built) == 14
+    assert "torch-2.9.0+cpu-py3-none-any.whl" in built and len(built) == 17
     lines = result.stdout.decode().splitlines()
     projects = len(set(wheels.normalize(f.split("-")[0]) for f in built))
-    assert all(line.startswith("written ") for line in lines) and len(lines) == 14 + projects + 1
+    assert all(line.startswith("written ") for line in lines) and len(lines) == 17 + projects + 1
     result = subprocess.run([sys.executable, "-m", "ascend_sim.wheels", "matrix"], env=env,
                             stdout=subprocess.PIPE, timeout=120)
     matrix = json.loads(result.stdout)
@@ -286,6 +289,44 @@ def _install_row(venv, wheelhouse, release="0.23.0"):
     result = _pip(venv, "install", "--no-index", "--find-links", wheelhouse, *second)
     assert result.returncode == 0, result.stdout
     return result
+
+
+def _install_row_as_the_role(venv, wheelhouse, release):
+    """The vllm_service role's pip steps (module_utils/pip_plan) on this machine's architecture."""
+    from ansible_collections.ascend.vllm.plugins.module_utils.pip_plan import pip_plan
+    from ansible_collections.ascend.vllm.plugins.module_utils.stack import resolve_stack
+    plan = pip_plan(resolve_stack(release), os.uname().machine, "910b", wheelhouse=True)
+    find = ["--no-index", "--find-links", wheelhouse]
+    assert _pip(venv, "install", *(find + plan["first"])).returncode == 0
+    if plan["remove_after_first"]:
+        _pip(venv, "uninstall", "-y", *plan["remove_after_first"])
+    result = _pip(venv, "install", *(find + plan["second"]))
+    assert result.returncode == 0, result.stdout
+    present = [n for n in plan["remove_after_second"] if n in _installed(venv)]
+    if present:
+        assert _pip(venv, "uninstall", "-y", *present).returncode == 0
+        if plan["reinstall_after_second"]:
+            assert _pip(venv, "install", "--no-deps", "--force-reinstall", *(find + plan["reinstall_after_second"])).returncode == 0
+    return plan
+
+
+def test_the_roles_steps_leave_triton_ascend_and_only_the_expected_conflicts(wheelhouse, tmp_path):
+    from ansible_collections.ascend.vllm.plugins.module_utils import pip_check
+    venv = str(tmp_path / "v")
+    assert _run([sys.executable, "-m", "venv", venv]).returncode == 0
+    plan = _install_row_as_the_role(venv, wheelhouse, "0.23.0")
+    assert "triton" not in _installed(venv)
+    imported = _run([os.path.join(venv, "bin", "python"), "-c", "import triton; print(triton.__version__)"])
+    assert imported.stdout.decode().strip() == "3.2.2+sim"
+    check = _pip(venv, "check")
+    out = check.stdout.decode()
+    missing = sorted(line for line in out.splitlines() if "not installed" in line)
+    x86 = os.uname().machine == "x86_64"
+    assert missing == ["humming-kernels 0.1.4+sim requires triton, which is not installed."] + (
+        ["xgrammar 0.2.9+sim requires triton, which is not installed."] if x86 else [])
+    verdict = pip_check.verdict(out, check.returncode, plan["expected"])
+    assert verdict["ok"] is True, verdict
+    assert len(verdict["expected"]) == len(plan["expected"])
 
 
 def test_vllm_then_vllm_ascend_installs_with_the_rows_known_conflicts(wheelhouse, venv):
@@ -314,7 +355,7 @@ def test_vllm_then_vllm_ascend_installs_with_the_rows_known_conflicts(wheelhouse
         "vllm 0.23.0+sim has requirement torch==2.11.0, but you have torch 2.10.0%s." % cpu,
         "vllm 0.23.0+sim has requirement torchaudio==2.11.0, but you have torchaudio 2.10.0+sim.",
         "vllm 0.23.0+sim has requirement torchvision==0.26.0, but you have torchvision 0.25.0+sim."]
-    # The role's gate: exactly the row's expected conflicts, so it passes.
+    # The role's gate: only the row's expected conflicts, so it passes.
     expected = resolve_stack("0.23.0")["pip_check_expected"]
     assert pip_check.verdict(out, check.returncode, expected)["ok"] is True
     vllm = _run([os.path.join(venv, "bin", "vllm"), "--version"])
@@ -342,25 +383,21 @@ def test_a_mixed_row_fails_the_gate_naming_the_packages(wheelhouse, venv):
         _install_row(venv, wheelhouse)
 
 
-@pytest.mark.parametrize("release", ["0.9.1", "0.11.0", "0.18.0"])
-def test_older_rows_resolve_from_the_simple_index(wheelhouse, tmp_path, release):
+@pytest.mark.parametrize("release", ["0.9.1", "0.11.0", "0.13.0", "0.18.0"])
+def test_older_rows_resolve_with_exactly_their_expected_conflicts(wheelhouse, tmp_path, release):
+    """Every expectation of the row shows up on this architecture, and nothing else."""
     from ansible_collections.ascend.vllm.plugins.module_utils import pip_check
-    from ansible_collections.ascend.vllm.plugins.module_utils.stack import resolve_stack
     venv = str(tmp_path / "v")
     assert _run([sys.executable, "-m", "venv", venv]).returncode == 0
-    index = "file://" + os.path.join(wheelhouse, "simple")
+    plan = _install_row_as_the_role(venv, wheelhouse, release)
     row = wheels.STACKS[release]
-    assert _pip(venv, "install", "--index-url", index, "vllm==" + row["vllm"]).returncode == 0
-    result = _pip(venv, "install", "--index-url", index, "vllm-ascend==" + release,
-                  "torch==" + row["torch"], "torch-npu==" + row["torch_npu"])
-    assert result.returncode == 0, result.stdout
     installed = _installed(venv)
     vision, _ = wheels.TORCH_COMPANIONS[row["torch"]]
     assert (installed["torch-npu"], installed["torchvision"]) == (row["torch_npu"] + "+sim", vision + "+sim")
     check = _pip(venv, "check")
-    verdict = pip_check.verdict(check.stdout.decode(), check.returncode, resolve_stack(release)["pip_check_expected"])
+    verdict = pip_check.verdict(check.stdout.decode(), check.returncode, plan["expected"])
     assert verdict["ok"] is True, verdict
-    assert len(verdict["expected"]) == len(resolve_stack(release)["pip_check_expected"])
+    assert len(verdict["expected"]) == len(plan["expected"]), verdict
 
 
 # --------------------------------------------------------------------------- serving

@@ -18,8 +18,10 @@ def test_upstream_order_on_an_a2_kunpeng_node():
     # vLLM's torch 2.11.0 requires the CUDA triton on aarch64 too: out before vllm-ascend.
     assert plan['remove_after_first'] == ['triton']
     assert plan['second'] == ['vllm-ascend==0.23.0', 'torch==2.10.0', 'torch-npu==2.10.0.post4', 'triton-ascend==3.2.2']
-    assert plan['remove_after_second'] == []
-    assert [e['requires'] for e in plan['expected']] == ['torch', 'torchvision', 'torchaudio']
+    assert plan['remove_after_second'] == [] and plan['reinstall_after_second'] == []
+    # x86_64-only expectations (xgrammar's CUDA triton) are left out on aarch64.
+    assert [(e['package'], e['requires']) for e in plan['expected']] == [
+        ('vllm', 'torch'), ('vllm', 'torchvision'), ('vllm', 'torchaudio'), ('humming-kernels', 'triton')]
     assert plan['indexes'] == [{'index': 'ascend-mirror', 'requirements': ['triton-ascend==3.2.2'],
                                 'label': "Huawei's Ascend pip mirror (the extra index vllm-ascend's installation "
                                          "guide names for triton-ascend)"}]
@@ -48,7 +50,8 @@ def test_310p_on_0_23_0_removes_triton_ascend_after_vllm_ascend():
     plan = pip_plan(resolve_stack('0.23.0'), 'aarch64', '310p')
     assert 'triton-ascend==3.2.2' not in plan['second']
     assert plan['remove_after_second'] == ['triton-ascend', 'triton']
-    assert plan['expected'][-1] == {'package': 'vllm-ascend', 'requires': 'triton-ascend', 'missing': True}
+    assert plan['expected'][-1] == {'package': 'vllm-ascend', 'requires': 'triton-ascend', 'missing': True, 'arch': None}
+    assert plan['reinstall_after_second'] == []
     # vllm-ascend still pulls it in before it is removed: the mirror is needed on 310P too.
     assert plan['problems'][0]['what'].startswith('vllm-ascend 0.23.0 on aarch64 needs triton-ascend==3.2.2,')
 
@@ -58,3 +61,19 @@ def test_bad_input():
         pip_plan(resolve_stack('0.23.0'), 'ppc64le', '910b')
     with pytest.raises(PlanError, match='the stack has no torch_npu version'):
         pip_plan(dict(resolve_stack('0.23.0'), torch_npu=''), 'aarch64', '910b')
+
+
+def test_x86_64_removes_the_triton_xgrammar_brings_back_and_rewrites_triton_ascend():
+    plan = pip_plan(resolve_stack('0.23.0'), 'x86_64', '910b', wheelhouse=True)
+    assert plan['remove_after_first'] == ['triton']
+    assert plan['remove_after_second'] == ['triton']
+    assert plan['reinstall_after_second'] == ['triton-ascend==3.2.2']
+    assert {'package': 'xgrammar', 'requires': 'triton', 'missing': True, 'arch': 'x86_64'} in plan['expected']
+    # Without triton-ascend (0.11.0 pins none) nothing is rewritten.
+    assert pip_plan(resolve_stack('0.11.0'), 'x86_64', '910b', wheelhouse=True)['reinstall_after_second'] == []
+
+
+def test_a_malformed_expectation_is_refused():
+    from ansible_collections.ascend.vllm.plugins.module_utils.stack import StackError, pip_check_expected
+    with pytest.raises(StackError, match=r"pip_check_expected entry 'vllm -> torch \(sometimes\)' is not"):
+        pip_check_expected({'release': 'x', 'pip_check_expected': ['vllm -> torch (sometimes)']})

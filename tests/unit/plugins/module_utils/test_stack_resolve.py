@@ -171,7 +171,9 @@ def test_vllm_ascend_override_to_another_row_takes_that_rows_metadata():
     assert stack['python_max'] == '3.11'
     assert stack['chips'] == row['chips']
     assert stack['triton_ascend'] == '3.2.0'
-    assert stack['pip_check_expected'][-1] == {'package': 'vllm', 'requires': 'torchaudio'}
+    assert stack['pip_check_expected'][2] == {'package': 'vllm', 'requires': 'torchaudio', 'missing': False, 'arch': None}
+    assert stack['pip_check_expected'][-1] == {'package': 'xgrammar', 'requires': 'triton', 'missing': True,
+                                               'arch': 'x86_64'}
     assert stack['image']['tag'] == 'v0.18.0'
     assert stack['warnings'] == [
         'ascend_stack_overrides: vllm_ascend=0.18.0 is release 0.18.0 of the stack matrix; '
