@@ -47,8 +47,8 @@ def vllm_pip_check(result, expected):
     return _call(pip_check.verdict, result.get('stdout', ''), result.get('rc', 0), expected)
 
 
-def vllm_binding_layer(stack, arch, numa_bind=True):
-    return _call(vs.binding_layer, stack, arch, numa_bind)
+def vllm_binding_layer(stack, arch, numa_bind=True, additional_config=None):
+    return _call(vs.binding_layer, stack, arch, numa_bind, additional_config)
 
 
 def vllm_env_file(text):

@@ -143,7 +143,7 @@ def parse_colon_info(text):
     Keys keep their case and inner spaces; the first ``:`` splits; the last occurrence wins.
     """
     values = {}
-    for line in (text or '').splitlines():
+    for line in (text or '').lstrip('\ufeff').splitlines():
         key, sep, value = line.strip().partition(':')
         if sep and key.strip():
             values[key.strip()] = value.strip()
@@ -221,7 +221,9 @@ def installed_state(kind, install_path, read, arch=None, install_info=INSTALL_IN
         result['version_file'] = version_file
         if text is not None:
             result['info'] = parse_colon_info(text)
-            result['version'] = info_version(result['info'], ('Ascend-cann-atb',))
+            # The key as ATB writes it; any spelling of its case is taken.
+            lowered = dict((key.lower(), value) for key, value in result['info'].items())
+            result['version'] = lowered.get('ascend-cann-atb') or None
         return result
     text = read(version_file)
     result['version_file'] = version_file

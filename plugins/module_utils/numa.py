@@ -210,7 +210,7 @@ def recommend(nodes, npus, npu_groups=None):
         groups.append({
             'npus': members,
             # What ASCEND_RT_VISIBLE_DEVICES names: logical ids, not PCI positions. On an A2 the
-            # two orders differ (NPU 0 sits at bus C1, the last PCI position), so a binding looked
+            # two orders differ (NPU 0 sits at bus C1, PCI position 6 of 0-7), so a binding looked
             # up by PCI index pins the service to another NPU's CPUs. Unknown ids (npu-smi not
             # readable) are left out: such a group binds no device.
             'devices': sorted(npus[i]['device_index'] for i in members

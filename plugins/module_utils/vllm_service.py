@@ -137,7 +137,20 @@ def parse_cpulist(text):
     return sorted(cpus)
 
 
-def binding_layer(stack, arch, numa_bind=True):
+def _cpu_binding_off(additional_config):
+    """True when vllm-ascend's additional config turns its own CPU binding off."""
+    if not additional_config:
+        return False
+    config = additional_config
+    if isinstance(config, str):
+        try:
+            config = json.loads(config)
+        except ValueError:
+            raise ServiceError('--additional-config is not JSON: %r' % (additional_config,))
+    return isinstance(config, dict) and config.get('enable_cpu_binding') is False
+
+
+def binding_layer(stack, arch, numa_bind=True, additional_config=None):
     """Who binds the service's CPUs and memory: ``vllm-ascend``, ``numactl`` (the unit) or ``none``.
 
     One layer only. From 0.18.0 vllm-ascend binds on ARM by default (vllm_ascend/cpu_binding.py:
@@ -146,8 +159,10 @@ def binding_layer(stack, arch, numa_bind=True):
     moves away from. Elsewhere (x86_64, older releases, where it is off or skipped) the unit
     binds with numactl. torch-npu's CPU_AFFINITY_CONF, a third layer that overrides external
     binding, is never set. ``numa_bind`` false (vllm_service_numa_bind) leaves the unit unbound.
+    ``additional_config`` (the service's ``--additional-config``) with ``enable_cpu_binding: false``
+    turns vllm-ascend's binding off, and numactl takes over.
     """
-    if arch in ((stack or {}).get('binds_cpus_on') or []):
+    if arch in ((stack or {}).get('binds_cpus_on') or []) and not _cpu_binding_off(additional_config):
         return 'vllm-ascend'
     return 'numactl' if numa_bind else 'none'
 
@@ -159,8 +174,8 @@ def numa_binding(plan, devices, online_nodes=None):
     (nothing to bind to).
 
     Entries are matched by their ``devices`` (logical ids), never by ``npus`` (positions in PCI
-    address order): the two orders differ on real servers (A2: logical 0 is bus C1, the last PCI
-    position), and a match by position binds the service to the CPUs of another NPU. A plan
+    address order): the two orders differ on real servers (A2: logical 0 is bus C1, PCI position 6
+    of 0-7), and a match by position binds the service to the CPUs of another NPU. A plan
     without logical ids (npu-smi was not readable) therefore binds nothing rather than guessing.
 
     ``online_nodes`` (the node ids the kernel reports) drops nodes that do not exist from

@@ -203,7 +203,7 @@ ansible_facts:
               description:
                 - Logical device ids of the group's NPUs (their C(device_index), what ASCEND_RT_VISIBLE_DEVICES
                   names), sorted; NPUs without one (npu-smi not readable) are left out. Match a service's devices
-                  against this list, not against C(npus) - on an Atlas 800 A2 logical 0 is the last PCI position.
+                  against this list, not against C(npus) - on an Atlas 800 A2 logical 0 is PCI position 6 of 0-7.
               type: list
               elements: int
             numa_nodes:

@@ -19,8 +19,9 @@ Requirements follow the metadata PyPI publishes for each package at each version
 ``tests/unit/fixtures/metadata`` and ``tests/unit/simulator/test_wheels.py`` compares): every
 real requirement on a package of the serving stack (``STACK_NAMES``) is carried as published,
 the others (transformers, fastapi, ... - not in this wheelhouse) are left out. So pip resolves
-and conflicts here as on a real node: vLLM's wheel pins a newer torch than vllm-ascend, the
-vllm-ascend install moves torch back, and ``pip check`` names vLLM's pins afterwards.
+and conflicts here as on a real node for these packages: vLLM's wheel pins a newer torch (and
+opencv, xformers) than vllm-ascend, the vllm-ascend install moves them back, xgrammar and
+humming-kernels want the CUDA triton, and ``pip check`` names exactly those afterwards.
 torch-npu's published x86_64 wheels require the ``+cpu`` torch build and its aarch64 wheels the
 plain one; the stand-in (one wheel for both) says so with ``platform_machine`` markers, and the
 wheelhouse carries both torch builds. The torch stand-in requires only the CUDA ``triton`` its

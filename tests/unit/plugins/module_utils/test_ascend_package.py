@@ -350,3 +350,11 @@ def test_nnal_key_value_lines_are_not_a_version():
     state = ap.installed_state('nnal', '/usr/local/Ascend',
                                reader({'/usr/local/Ascend/nnal/atb/latest/version.info': 'version=8.5.0\n'}))
     assert state['version'] is None
+
+
+def test_nnal_version_info_with_a_bom_crlf_and_another_case():
+    text = '\ufeff    ASCEND-CANN-ATB : 9.1.0\r\n    Ascend-cann-atb Version : 9.1.0.B150\r\n    commit id : a:b\r\n'
+    state = ap.installed_state('nnal', '/usr/local/Ascend',
+                               reader({'/usr/local/Ascend/nnal/atb/latest/version.info': text}))
+    assert state['version'] == '9.1.0'
+    assert state['info']['commit id'] == 'a:b'

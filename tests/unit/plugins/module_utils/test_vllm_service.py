@@ -137,3 +137,8 @@ def test_one_binding_layer_per_release_and_architecture():
     assert vs.binding_layer(resolve_stack('0.13.0'), 'aarch64', numa_bind=False) == 'none'
     # A stack resolved by an older collection (no binds_cpus_on) keeps the numactl layer.
     assert vs.binding_layer({'release': '0.23.0'}, 'aarch64') == 'numactl'
+    # enable_cpu_binding false in --additional-config: numactl takes over.
+    assert vs.binding_layer(resolve_stack('0.23.0'), 'aarch64', True, '{"enable_cpu_binding": false}') == 'numactl'
+    assert vs.binding_layer(resolve_stack('0.23.0'), 'aarch64', True, {'enable_cpu_binding': True}) == 'vllm-ascend'
+    with pytest.raises(vs.ServiceError, match='--additional-config is not JSON'):
+        vs.binding_layer(resolve_stack('0.23.0'), 'aarch64', True, '{enable')
