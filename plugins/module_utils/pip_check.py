@@ -5,12 +5,14 @@
 A vllm-ascend venv never passes a plain ``pip check``: upstream installs vLLM first and
 vllm-ascend after it, and vllm-ascend pins an older torch than vLLM's own wheel (vllm 0.23.0
 requires torch==2.11.0, vllm-ascend 0.23.0 torch==2.10.0; upstream tells users to ignore
-vLLM's complaint, vllm-project/vllm-ascend issues #3266 and #5710). The gate therefore accepts
-exactly the conflicts a row declares and fails on every other line, naming the packages.
+vLLM's complaint, vllm-project/vllm-ascend issues #3266 and #5710), and the CUDA triton some of
+vLLM's dependencies want is uninstalled on purpose. The gate therefore accepts exactly the
+conflicts a row declares (per architecture, see module_utils/pip_plan.py) and fails on every
+other line, naming the packages.
 
 The line formats are pip's own (src/pip/_internal/commands/check.py):
 ``<name> <version> has requirement <req>, but you have <dist> <version>.``,
-``<name> <version> requires <req>, which is not installed.`` and, from pip 24.1,
+``<name> <version> requires <req>, which is not installed.`` and, from pip 24.2,
 ``<name> <version> is not supported on this platform``.
 """
 
