@@ -276,8 +276,11 @@ RELEASES = [
             '310p': 'experimental',
         },
         'driver_min': None,
-        'driver_recommended': None,
-        'notes': 'triton-ascend is not installed on 310P.',
+        # Release notes of v0.23.0 (user_guide/release_notes.md): graph capture beyond the old
+        # stream budget "Requires HDK 25.5.1+ / CANN 8.5.0+"; "Upgrade to HDK 25.5.1+ ... is
+        # recommended". Stated as a recommendation, so older drivers warn rather than fail.
+        'driver_recommended': '25.5.1',
+        'notes': 'triton-ascend is not installed on 310P; graph mode wants HDK 25.5.1 or newer.',
     },
 ]
 
@@ -286,5 +289,6 @@ DEFAULT_RELEASE = '0.23.0'
 
 # The NPU driver (Ascend HDK) installed when neither npu_driver_version nor
 # ascend_stack_overrides.driver names one: the newest final HDK release the collection is tested
-# with (its firmware is 7.8.0.5.216). One place, read by preflight and npu_driver alike.
-DEFAULT_DRIVER = '25.5.0'
+# with (its firmware is 7.8.0.7.220), at least the 25.5.1 the default release recommends. One
+# place, read by preflight and npu_driver alike.
+DEFAULT_DRIVER = '25.5.2'

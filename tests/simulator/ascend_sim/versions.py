@@ -73,6 +73,18 @@ DRIVERS = [
                                            "[25.2,25.2.],[25.3,25.3.],[25.5,25.5.]",
     },
     {
+        # The HDK 25.5.2 bundle's firmware is 7.8.0.7.220 (download lists); the other fields are
+        # 25.5.0's (no published version.info of 25.5.2 was found).
+        "version": "25.5.2",
+        "firmware": "7.8.0.7.220",
+        "ascendhal_version": "7.35.23",
+        "innerversion": "V100R001C25SPC002B220",
+        "compatible_version": "[V100R001C21],[V100R001C22],[V100R001C23],[V100R001C25],[V100R001C10]",
+        "compatible_version_fw": "[6.4.0,6.4.99],[7.0.0,8.9.9]",
+        "firmware_compatible_version_drv": "[23.0.0,23.0.0.],[24.0,24.0.],[24.1,24.1.],[25.0,25.0.],"
+                                           "[25.2,25.2.],[25.3,25.3.],[25.5,25.5.]",
+    },
+    {
         "version": "26.0.rc1",
         "firmware": "9.0.0.0.205",
         "ascendhal_version": "7.35.23",
@@ -150,13 +162,15 @@ CANN = [
         "layout": "cann_dir",
         "chip_pkg": "ops",
         "atb_default_abi": 1,
-        "recommended_driver": "25.5.0",
+        "recommended_driver": "25.5.2",
     },
 ]
 
 # Values filled in without a published version.info to read them from.
 INFERRED = {
     "driver:25.5.0": ["innerversion", "compatible_version", "firmware_compatible_version_drv"],
+    "driver:25.5.2": ["ascendhal_version", "innerversion", "compatible_version", "compatible_version_fw",
+                      "firmware_compatible_version_drv"],
     "driver:26.0.rc1": ["firmware", "compatible_version", "compatible_version_fw",
                         "firmware_compatible_version_drv"],
     "cann:8.2.RC1": ["innerversion", "compatible_version"],

@@ -67,7 +67,16 @@ def test_row_matches_published_table(entry):
 
 def test_driver_advice():
     assert _row('0.13.0')['driver_recommended'] == '25.5'
-    assert [row['release'] for row in stack_matrix.RELEASES if row['driver_recommended']] == ['0.13.0']
+    # vllm-ascend v0.23.0 release notes: graph mode beyond the old stream budget wants HDK 25.5.1+.
+    assert _row('0.23.0')['driver_recommended'] == '25.5.1'
+    assert [row['release'] for row in stack_matrix.RELEASES if row['driver_recommended']] == ['0.13.0', '0.23.0']
+
+
+def test_default_driver_meets_every_recommendation():
+    for row in stack_matrix.RELEASES:
+        for advice in (row['driver_min'], row['driver_recommended']):
+            if advice:
+                assert compare_versions(stack_matrix.DEFAULT_DRIVER, advice) >= 0, row['release']
 
 
 def test_triton_ascend_is_not_for_310p_on_0_23_0():

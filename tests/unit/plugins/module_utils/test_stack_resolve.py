@@ -240,7 +240,14 @@ def test_driver_rc_is_older_than_the_final_minimum():
     assert 'driver=25.5.rc1 is older than driver 25.5.0' in message
 
 
-@pytest.mark.parametrize('driver', ['25.5.0', '25.5', '25.5.1', '26.1.rc1'])
+def test_driver_below_recommended_warns_above_minimum():
+    stack = resolve_stack('0.23.0', {'driver': '25.5'}, matrix=_matrix_with_driver_min('25.5.0'))
+    assert stack['listed'] is True
+    assert stack['warnings'] == [
+        'ascend_stack_overrides: driver=25.5 is older than driver 25.5.1, recommended for vllm_ascend 0.23.0']
+
+
+@pytest.mark.parametrize('driver', ['25.5.1', '25.5.2', '26.1.rc1'])
 def test_driver_at_or_above_minimum(driver):
     stack = resolve_stack('0.23.0', {'driver': driver}, matrix=_matrix_with_driver_min('25.5.0'))
     assert stack['listed'] is True
@@ -278,7 +285,10 @@ def test_driver_check_levels():
         'below_recommended', 'NPU driver 24.1.0 is older than 25.5, recommended for vllm-ascend 0.13.0')
     assert driver_check('0.13.0', '25.5.rc1')[0] == 'below_recommended'
     assert driver_check('0.13.0', '25.5.0') == ('ok', 'NPU driver 25.5.0 is suitable for vllm-ascend 0.13.0')
-    assert driver_check('0.23.0', '23.0.3')[0] == 'ok'
+    assert driver_check('0.23.0', '25.5.0') == (
+        'below_recommended', 'NPU driver 25.5.0 is older than 25.5.1, recommended for vllm-ascend 0.23.0')
+    assert driver_check('0.23.0', '25.5.1')[0] == 'ok'
+    assert driver_check('0.18.0', '23.0.3')[0] == 'ok'
     assert driver_check('0.23.0', None) == ('unknown', 'no NPU driver version to check against vllm-ascend 0.23.0')
     stack = resolve_stack('0.23.0', matrix=_matrix_with_driver_min('25.0.rc1'))
     assert driver_check(stack, '24.1.0') == (
@@ -475,6 +485,6 @@ def test_matrix_data_is_a_copy():
 
 
 def test_driver_target_is_the_override_else_the_collection_default():
-    assert resolve_stack('0.23.0')['driver_target'] == '25.5.0'
+    assert resolve_stack('0.23.0')['driver_target'] == '25.5.2'
     assert resolve_stack('0.23.0')['driver'] is None
     assert resolve_stack('0.23.0', {'driver': '26.0.rc1'})['driver_target'] == '26.0.rc1'
