@@ -53,10 +53,34 @@ def _check_address(host, device, address, netmask, gateway, cidr, errors):
         errors.append('%s: hccn_gateway %s is outside the segment %s of device %s' % (host, gateway, segment, device))
 
 
+def devices_of(chips):
+    """The ids ``hccn_tool -i`` takes for npu_facts chips: the physical id, else the logic id.
+
+    On A2/A3 hccn_tool reads ``-i`` as the physical id and converts it to the logic id itself
+    (hicann/driver src/custom/network/hccn/ascend910B/hccn_tool/cmd.c, tool_parse_dev:
+    ``dsmi_get_logicid_from_phyid``), and mind-cluster's npu-exporter passes the chip's PhyId.
+    npu-smi prints the physical id where its table or ``info -m`` has a ``Phy-ID`` column (A3);
+    910B boards print neither, and there the logic id stands in: the two are equal on a host that
+    sees all of its chips (assumed: no capture with them apart on a bare host was found).
+    """
+    devices = []
+    for chip in chips or []:
+        phy = chip.get('phy_id')
+        devices.append(phy if phy is not None else chip.get('device_id'))
+    return devices
+
+
 def plan_node(request, position, errors):
-    """Addresses of one node: ``[{'device', 'address', 'netmask', 'gateway', 'netdetect'}]``."""
+    """Addresses of one node: ``[{'device', 'address', 'netmask', 'gateway', 'netdetect'}]``.
+
+    The node's devices are ``request['devices']``, or those of ``request['chips']`` (npu_facts
+    chips, through ``devices_of``).
+    """
     host = request['host']
-    devices = list(request.get('devices') or [])
+    if request.get('chips') is not None:
+        devices = devices_of(request['chips'])
+    else:
+        devices = list(request.get('devices') or [])
     family = request.get('chip_family')
     if family in NO_ROCE_FAMILIES:
         errors.append('%s: %s NPUs have no RoCE NIC (hccn_tool: "The command is not supported on this '
@@ -66,7 +90,7 @@ def plan_node(request, position, errors):
         errors.append('%s: no NPU device found (npu-smi lists no chip); install the NPU driver first' % host)
         return []
     if any(device is None for device in devices):
-        errors.append('%s: npu-smi gave no device (logic) id for every chip; hccn_tool -i needs them' % host)
+        errors.append('%s: npu-smi gave no device id (physical or logic) for every chip; hccn_tool -i needs them' % host)
         return []
 
     if not request.get('addresses') and not request.get('base_cidr'):

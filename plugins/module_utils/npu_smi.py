@@ -482,22 +482,64 @@ def parse_board(text):
     return out
 
 
-def parse_chip_mapping(text):
-    """``npu-smi info -m`` -> list of ``{npu_id, chip_id, logic_id, chip_name}``.
+_MAPPING_COLUMNS = (
+    (re.compile(r'npu\s*id', re.I), 'npu_id'),
+    (re.compile(r'chip\s*logic\s*id', re.I), 'logic_id'),
+    (re.compile(r'chip\s*phy-?\s*id', re.I), 'phy_id'),
+    (re.compile(r'chip\s*id', re.I), 'chip_id'),
+    (re.compile(r'chip\s*name', re.I), 'chip_name'),
+)
+_MAPPING_DEFAULT = ['npu_id', 'chip_id', 'logic_id', 'chip_name']
 
-    MCU rows have ``-`` as logic id and come back with ``logic_id: None``.
+
+def _mapping_header(raw):
+    """Column keys of an ``npu-smi info -m`` header line in their order, or None."""
+    found = []
+    for pattern, key in _MAPPING_COLUMNS:
+        for match in pattern.finditer(raw):
+            # "Chip ID" also matches inside "Chip Logic ID"/"Chip Phy-ID" only with words between,
+            # which the chip_id pattern does not allow; keep the first key at each position.
+            if not any(start <= match.start() < end for start, end, dummy in found):
+                found.append((match.start(), match.end(), key))
+    keys = [key for dummy, dummy2, key in sorted(found)]
+    if 'npu_id' in keys and 'logic_id' in keys and keys[-1] == 'chip_name':
+        return keys
+    return None
+
+
+def parse_chip_mapping(text):
+    """``npu-smi info -m`` -> list of ``{npu_id, chip_id, logic_id, phy_id, chip_name}``.
+
+    The columns are read from the header line: drivers print ``NPU ID  Chip ID  Chip Logic ID
+    Chip Name`` (a 910B4 capture) or add ``Chip Phy-ID`` before the name (mind-cluster's
+    ascend-faultdiag chip_generation.py, A3 example); ``phy_id`` is None when there is no such
+    column. MCU rows have ``-`` as logic id and come back with ``logic_id: None``.
     """
     rows = []
+    columns = _MAPPING_DEFAULT
     for raw in (text or '').splitlines():
-        match = re.match(r'^\s*(\d+)\s+(\d+)\s+(\d+|-)\s+(\S.*?)\s*$', raw)
-        if not match:
+        header = _mapping_header(raw)
+        if header is not None:
+            columns = header
             continue
-        npu_id, chip_id, logic_id, name = match.groups()
+        tokens = raw.split(None, len(columns) - 1)
+        if len(tokens) != len(columns):
+            continue
+        cells = dict(zip(columns, tokens))
+        if not all(re.match(r'^(\d+|-)$', cells[key]) for key in columns[:-1]) \
+                or not cells['npu_id'].isdigit() or not cells.get('chip_id', '0').isdigit():
+            continue
+
+        def number(key):
+            value = cells.get(key)
+            return None if value is None or value == '-' else int(value)
+
         rows.append({
-            'npu_id': int(npu_id),
-            'chip_id': int(chip_id),
-            'logic_id': None if logic_id == '-' else int(logic_id),
-            'chip_name': name,
+            'npu_id': int(cells['npu_id']),
+            'chip_id': number('chip_id'),
+            'logic_id': number('logic_id'),
+            'phy_id': number('phy_id'),
+            'chip_name': cells['chip_name'].strip(),
         })
     return rows
 
@@ -697,12 +739,14 @@ def gather_npu_facts(run, npu_smi, install_path=DEFAULT_INSTALL_PATH, sysfs_root
     if 'mapping' in gather:
         text = sub_query(['-m'], 'device_id (logic id) left null')
         if text is not None:
-            logic = dict(((row['npu_id'], row['chip_id']), row['logic_id'])
-                         for row in parse_chip_mapping(text) if row['logic_id'] is not None)
+            rows = dict(((row['npu_id'], row['chip_id']), row)
+                        for row in parse_chip_mapping(text) if row['logic_id'] is not None)
             for chip in chips:
-                key = (chip['npu_id'], chip['chip_id'])
-                if key in logic:
-                    chip['device_id'] = logic[key]
+                row = rows.get((chip['npu_id'], chip['chip_id']))
+                if row is not None:
+                    chip['device_id'] = row['logic_id']
+                    if chip.get('phy_id') is None:
+                        chip['phy_id'] = row['phy_id']
 
     if 'topo' in gather:
         text = sub_query(['-t', 'topo'], 'cpu_affinity left null')

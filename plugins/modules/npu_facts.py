@@ -42,7 +42,7 @@ options:
     description:
       - Extra npu-smi queries.
       - V(topo) (one call) fills C(cpu_affinity) of every chip.
-      - V(mapping) (one call, C(npu-smi info -m)) fills C(device_id), the logic id.
+      - V(mapping) (one call, C(npu-smi info -m)) fills C(device_id), the logic id, and C(phy_id) where the table has none and C(-m) prints a C(Chip Phy-ID) column.
       - V(board), V(memory), V(health), V(usages), V(power), V(temp) run
         C(npu-smi info -t <name> -i <npu> -c <chip>) once per chip and store the key/value
         output in C(chips[].details.<name>). When the first chip's query fails the remaining
@@ -211,7 +211,7 @@ ansible_facts:
                   Device column (310P) or from O(gather=mapping); null otherwise.
               type: int
             phy_id:
-              description: Phy-ID column (Atlas A3), else null.
+              description: Physical id (the id C(hccn_tool -i) takes) - the table's Phy-ID column or the C(-m) Chip Phy-ID column (Atlas A3), else null.
               type: int
             name:
               description: Chip name as printed (C(910B3), C(Ascend910), C(310P3)).

@@ -1,7 +1,7 @@
 """The fleet's NPU NIC address plan: base CIDR with node offsets, explicit lists, refusals."""
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils.hccn_plan import peers_of, plan_fleet
+from ansible_collections.ascend.vllm.plugins.module_utils.hccn_plan import devices_of, peers_of, plan_fleet
 
 
 def node(host, devices=8, **kw):
@@ -62,7 +62,7 @@ def test_duplicates_across_the_fleet_name_both_places():
     (node('a', devices=0, base_cidr='10.20.0.0/16'),
      'a: no NPU device found (npu-smi lists no chip); install the NPU driver first'),
     (dict(node('a', base_cidr='10.20.0.0/16'), devices=[None]),
-     'a: npu-smi gave no device (logic) id for every chip; hccn_tool -i needs them'),
+     'a: npu-smi gave no device id (physical or logic) for every chip; hccn_tool -i needs them'),
     (node('a', base_cidr='10.20.0.1/16'),
      'a: hccn_base_cidr 10.20.0.1/16 is not an IPv4 network (10.20.0.1/16 has host bits set)'),
     (node('a', base_cidr='10.20.0.0/28', node_index=1),
@@ -94,3 +94,23 @@ def test_every_problem_is_reported_at_once():
                          node('c', base_cidr='10.20.0.0/16')])
     assert [e.split(':')[0] for e in result['errors']] == ['a', 'b']
     assert len(result['plan']['c']) == 8
+
+
+def test_hccn_tool_gets_the_physical_id_where_npu_smi_prints_it():
+    # hccn_tool -i reads a physical id on A2/A3 (hicann/driver hccn_tool cmd.c, tool_parse_dev).
+    chips = [{'device_id': 0, 'phy_id': 1}, {'device_id': 1, 'phy_id': 0},
+             {'device_id': 2, 'phy_id': None}]
+    assert devices_of(chips) == [1, 0, 2]
+    request = node('a', base_cidr='10.20.0.0/16')
+    del request['devices']
+    request['chips'] = chips
+    result = plan_fleet([request])
+    assert result['errors'] == []
+    assert [(d['device'], d['address']) for d in result['plan']['a']] == [
+        (1, '10.20.0.1'), (0, '10.20.0.2'), (2, '10.20.0.3')]
+
+
+def test_chips_without_any_id_are_refused():
+    request = node('a', base_cidr='10.20.0.0/16', chips=[{'device_id': None, 'phy_id': None}])
+    assert plan_fleet([request])['errors'] == [
+        'a: npu-smi gave no device id (physical or logic) for every chip; hccn_tool -i needs them']

@@ -347,11 +347,29 @@ def test_key_values_skip_prompt_and_blank_lines():
 def test_chip_mapping_skips_nothing_but_marks_mcu():
     rows = parse_chip_mapping(read_fixture('910B4_unknown_info-m_1.txt'))
     assert rows == [
-        {'npu_id': 0, 'chip_id': 0, 'logic_id': 0, 'chip_name': 'Ascend 910B4'},
-        {'npu_id': 0, 'chip_id': 1, 'logic_id': None, 'chip_name': 'Mcu'},
-        {'npu_id': 1, 'chip_id': 0, 'logic_id': 1, 'chip_name': 'Ascend 910B4'},
-        {'npu_id': 1, 'chip_id': 1, 'logic_id': None, 'chip_name': 'Mcu'},
+        {'npu_id': 0, 'chip_id': 0, 'logic_id': 0, 'phy_id': None, 'chip_name': 'Ascend 910B4'},
+        {'npu_id': 0, 'chip_id': 1, 'logic_id': None, 'phy_id': None, 'chip_name': 'Mcu'},
+        {'npu_id': 1, 'chip_id': 0, 'logic_id': 1, 'phy_id': None, 'chip_name': 'Ascend 910B4'},
+        {'npu_id': 1, 'chip_id': 1, 'logic_id': None, 'phy_id': None, 'chip_name': 'Mcu'},
     ]
+
+
+# The A3 form with a Chip Phy-ID column (mind-cluster component/ascend-faultdiag/toolkit_src/
+# ascend_fd_tk/core/common/chip_generation.py gives its header and a row); the ids here are set
+# apart on purpose so that a parser reading by position instead of by header fails.
+A3_MAPPING = '''\
+        NPU ID                         Chip ID                        Chip Logic ID                  Chip Phy-ID                    Chip Name
+        0                              0                              0                              0                              Ascend910
+        0                              1                              1                              1                              Ascend910
+        1                              0                              2                              3                              Ascend910
+        1                              1                              3                              2                              Ascend910
+'''
+
+
+def test_chip_mapping_reads_the_phy_id_column_by_header():
+    rows = parse_chip_mapping(A3_MAPPING)
+    assert [(r['npu_id'], r['chip_id'], r['logic_id'], r['phy_id'], r['chip_name']) for r in rows] == [
+        (0, 0, 0, 0, 'Ascend910'), (0, 1, 1, 1, 'Ascend910'), (1, 0, 2, 3, 'Ascend910'), (1, 1, 3, 2, 'Ascend910')]
 
 
 def test_topo_cpu_affinity():
