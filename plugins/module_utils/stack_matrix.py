@@ -240,7 +240,9 @@ RELEASES = [
         'pip_indexes': {},
         'image_chips': ['910b', '910_93', '310p'],
         'binds_cpus_on': ['aarch64'],
-        'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'supported'},
+        # Every README from v0.11.0 to v0.23.0 lists "Atlas 300I Duo (Experimental)" (and the FAQ
+        # "[Experimental] Atlas 300I Inference series"), v0.18.0 included.
+        'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
         'driver_min': None,
         'driver_recommended': None,
         'notes': 'vllm-ascend binds CPUs itself on ARM from this release: stop irqbalance.',

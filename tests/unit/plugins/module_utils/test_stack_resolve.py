@@ -336,7 +336,7 @@ def test_chip_support_levels_per_release():
         '0.9.1': {'910b': 'supported', '910_93': 'partial', '310p': 'unsupported', '950dt': 'unsupported'},
         '0.11.0': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental', '950dt': 'unsupported'},
         '0.13.0': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental', '950dt': 'unsupported'},
-        '0.18.0': {'910b': 'supported', '910_93': 'supported', '310p': 'supported', '950dt': 'unsupported'},
+        '0.18.0': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental', '950dt': 'unsupported'},
         '0.23.0': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental', '950dt': 'unsupported'},
     }
     for release, chips in expected.items():
@@ -354,7 +354,7 @@ def test_chip_support_messages():
                    'fully supported in: 0.11.0, 0.13.0, 0.18.0, 0.23.0')
     assert chip_support('0.23.0', '310P3') == (
         'experimental', 'Atlas 300I Duo (Ascend 310P) is experimental in vllm-ascend 0.23.0; '
-                        'fully supported in: 0.18.0')
+                        'no release supports it fully yet')
     # Not listed until its package and image names are known (stack_matrix).
     assert chip_support('0.23.0', '950dt') == (
         'unsupported', 'Ascend 950DT is not supported by vllm-ascend 0.23.0; no release supports it yet')
