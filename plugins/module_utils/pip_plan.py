@@ -83,6 +83,15 @@ def pip_plan(stack, arch, family, index_url=None, extra_index_urls=None, wheelho
             'fix': 'add those indexes (or your mirrors of them) to vllm_service_pip_extra_index_urls, point '
                    'vllm_service_pip_index_url at a mirror that holds them, or install from a wheelhouse '
                    '(vllm_service_pip_wheelhouse)'})
+    wheel_chips = stack.get('wheel_chips')
+    if wheel_chips is not None and family not in wheel_chips:
+        problems.append({
+            'what': 'the published vllm-ascend %s wheel serves %s only, not %s NPUs (its installation guide: '
+                    'other chips take the image or a source build)' % (
+                        stack['vllm_ascend'], ', '.join(wheel_chips), family or 'unknown'),
+            'variable': 'vllm_service_install_method',
+            'fix': 'set vllm_service_install_method: container for this node, or choose a release whose wheel '
+                   'serves it (ascend_stack_release)'})
     return {
         'first': ['vllm==%s' % stack['vllm']],
         'remove_after_first': ['triton'],

@@ -339,7 +339,7 @@ def _join_values(rows, key):
     for row in rows:
         if row[key] not in seen:
             seen.append(row[key])
-    return ' or '.join(seen)
+    return seen[0] if len(seen) == 1 else '%s or %s' % (', '.join(seen[:-1]), seen[-1])
 
 
 def _pair_conflict(rows, subject, s_value, other, o_value):
@@ -490,6 +490,7 @@ def resolve_stack(release=None, overrides=None, allow_unlisted=False, matrix=Non
         'pip_check_expected': pip_check_expected(meta),
         'pip_indexes': copy.deepcopy(meta.get('pip_indexes') or {}),
         'binds_cpus_on': list(meta.get('binds_cpus_on') or []),
+        'wheel_chips': list(meta['wheel_chips']) if meta.get('wheel_chips') is not None else None,
         'chips': dict(meta['chips']),
         'driver': driver,
         'driver_target': driver or stack_matrix.DEFAULT_DRIVER,

@@ -10,7 +10,9 @@ here and nothing else: the resolver, the filters and preflight read everything f
 Field meanings:
 
 ``release``            the vllm-ascend version that names the row (``ascend_stack_release``)
-``status``             ``final`` or ``rc``; the default release is the newest ``final``
+``status``             ``final``, ``post`` (a post release of a final, as upstream's versioning policy
+                       names v0.23.0.post1) or ``rc``; the default release is the newest ``final``,
+                       ``post`` and ``rc`` rows are chosen explicitly
 ``vllm``/``vllm_ascend`` pip versions
 ``python_min``/``python_max``  inclusive ``major.minor`` range of the service interpreter
 ``cann``               one version shared by the CANN toolkit, the chip ops (kernels) and NNAL
@@ -27,6 +29,8 @@ Field meanings:
                        complaint (vllm-project/vllm-ascend issues #3266, #5710); the CUDA triton
                        that xgrammar (x86_64) and humming-kernels want is uninstalled, as
                        upstream's images do. Any other conflict fails.
+``wheel_chips``        chip families the published vllm-ascend wheel serves, None for every family of
+                       ``chips``; on the others the venv method is refused (use the image)
 ``image_chips``        chip families upstream publishes an image of this release for (a
                        Dockerfile per family at the tag); the others have none
 ``binds_cpus_on``      architectures where vllm-ascend binds its own threads, memory and NPU IRQs
@@ -159,6 +163,7 @@ RELEASES = [
         'pip_indexes': {},
         # v0.9.1 has Dockerfile and Dockerfile.openEuler only (CANN 8.2.rc1-910b): no A3 image.
         'image_chips': ['910b'],
+        'wheel_chips': None,
         'binds_cpus_on': [],
         'chips': {'910b': 'supported', '910_93': 'partial'},
         'driver_min': None,
@@ -186,6 +191,7 @@ RELEASES = [
                                'xformers -> torch (x86_64)', 'xgrammar -> triton (missing, x86_64)'],
         'pip_indexes': {},
         'image_chips': ['910b', '910_93', '310p'],
+        'wheel_chips': None,
         'binds_cpus_on': [],
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
         'driver_min': None,
@@ -210,6 +216,7 @@ RELEASES = [
                                'xgrammar -> triton (missing, x86_64)'],
         'pip_indexes': {},
         'image_chips': ['910b', '910_93', '310p'],
+        'wheel_chips': None,
         'binds_cpus_on': [],
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
         'driver_min': None,
@@ -239,6 +246,7 @@ RELEASES = [
                                'vllm -> opencv-python-headless', 'xgrammar -> triton (missing, x86_64)'],
         'pip_indexes': {},
         'image_chips': ['910b', '910_93', '310p'],
+        'wheel_chips': None,
         'binds_cpus_on': ['aarch64'],
         # Every README from v0.11.0 to v0.23.0 lists "Atlas 300I Duo (Experimental)" (and the FAQ
         # "[Experimental] Atlas 300I Inference series"), v0.18.0 included.
@@ -268,6 +276,7 @@ RELEASES = [
         # triton-ascend 3.2.2 is not on PyPI (3.2.0 is the newest there).
         'pip_indexes': {'ascend-mirror': ['triton-ascend==3.2.2']},
         'image_chips': ['910b', '910_93', '310p'],
+        'wheel_chips': None,
         'binds_cpus_on': ['aarch64'],
         # Upstream builds 0.23.0 for the Ascend 950 too (CANN 9.1.0-950 base image, -a5 image tag),
         # but this collection knows no HDK / CANN package names, PCI id or image suffix for it
@@ -283,6 +292,43 @@ RELEASES = [
         # recommended". Stated as a recommendation, so older drivers warn rather than fail.
         'driver_recommended': '25.5.1',
         'notes': 'triton-ascend is not installed on 310P; graph mode wants HDK 25.5.1 or newer.',
+    },
+    {
+        # v0.23.0.post1 (upstream's "v0.23.0 post release", 2026-09-21): vLLM 0.23.0 and the pins of
+        # 0.23.0 (its PKG-INFO: the same torch, torch-npu, torchvision, torchaudio, triton-ascend,
+        # transformers), bug fixes in the 310P and v1 model runners. PyPI publishes only its sdist;
+        # the wheel is on Huawei's Ascend pip mirror, and its installation guide says of that route
+        # "Currently, this installation method supports only A2. For A3, Atlas 300I DUO, Atlas
+        # 200I Pro, or 950DT, use a pre-built image ... or source installation." Opt-in (status
+        # post); 0.23.0 stays the default.
+        'release': '0.23.0.post1',
+        'status': 'post',
+        'vllm': '0.23.0',
+        'vllm_ascend': '0.23.0.post1',
+        'python_min': '3.10',
+        'python_max': '3.12',
+        'cann': '9.1.0',
+        'torch': '2.10.0',
+        'torch_npu': '2.10.0.post4',
+        'torch_npu_source': 'pypi',
+        'triton_ascend': '3.2.2',
+        'triton_ascend_excluded_chips': ['310p'],
+        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'vllm -> torchaudio',
+                               'humming-kernels -> triton (missing)', 'xgrammar -> triton (missing, x86_64)'],
+        'pip_indexes': {'ascend-mirror': ['vllm-ascend==0.23.0.post1', 'triton-ascend==3.2.2']},
+        # Dockerfile, Dockerfile.a3 and Dockerfile.310p (and openEuler variants) in its sdist.
+        'image_chips': ['910b', '910_93', '310p'],
+        'wheel_chips': ['910b'],
+        'binds_cpus_on': ['aarch64'],
+        'chips': {
+            '910b': 'supported',
+            '910_93': 'supported',
+            '310p': 'experimental',
+        },
+        'driver_min': None,
+        'driver_recommended': '25.5.1',
+        'notes': 'Opt-in post release of 0.23.0; its wheel (Ascend pip mirror) serves A2 only, A3 and 310P take '
+                 'the container method.',
     },
 ]
 

@@ -71,6 +71,10 @@ STACKS = {
     "0.23.0": {"vllm": "0.23.0", "vllm_ascend": "0.23.0", "torch": "2.10.0",
                "torch_npu": "2.10.0.post4", "triton_ascend": "3.2.2", "vllm_torch": "2.11.0",
                "xgrammar": "0.2.9", "humming_kernels": "0.1.4"},
+    # The post release: vLLM 0.23.0 and 0.23.0's pins (its sdist PKG-INFO).
+    "0.23.0.post1": {"vllm": "0.23.0", "vllm_ascend": "0.23.0.post1", "torch": "2.10.0",
+                     "torch_npu": "2.10.0.post4", "triton_ascend": "3.2.2", "vllm_torch": "2.11.0",
+                     "xgrammar": "0.2.9", "humming_kernels": "0.1.4"},
 }
 
 # torch -> the torchvision and torchaudio built for it (each pins that torch).
@@ -103,6 +107,9 @@ REQUIRES = {
     ("vllm_ascend", "0.23.0"): (">=3.10", ["numpy", "torch==2.10.0", "torch-npu==2.10.0.post4",
                                            "torchvision==0.25.0", "torchaudio==2.10.0", "triton-ascend==3.2.2",
                                            "xgrammar>=0.1.30"]),
+    ("vllm_ascend", "0.23.0.post1"): (">=3.10", ["numpy", "torch==2.10.0", "torch-npu==2.10.0.post4",
+                                                 "torchvision==0.25.0", "torchaudio==2.10.0", "triton-ascend==3.2.2",
+                                                 "xgrammar>=0.1.30"]),
     ("vllm", "0.9.1"): ("<3.13,>=3.9", ["numpy", "pillow", "torch==2.7.0", "torchaudio==2.7.0", "torchvision==0.22.0", _XG_0_9_1, "opencv-python-headless>=4.11.0", 'xformers==0.0.30; platform_system == "Linux" and platform_machine == "x86_64"']),
     ("vllm", "0.11.0"): ("<3.14,>=3.9", ["numpy", "pillow", "torch==2.8.0", "torchaudio==2.8.0", "torchvision==0.23.0", _XG_0_11_0, "opencv-python-headless>=4.11.0", 'xformers==0.0.32.post1; platform_system == "Linux" and platform_machine == "x86_64"']),
     ("vllm", "0.13.0"): ("<3.14,>=3.10", ["numpy", "pillow", "torch==2.9.0", "torchaudio==2.9.0", "torchvision==0.24.0", _XG_0_13_0, "opencv-python-headless>=4.11.0"]),

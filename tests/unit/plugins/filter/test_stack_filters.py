@@ -56,7 +56,7 @@ def test_stack_resolve_error_is_a_filter_error():
 def test_stack_matrix():
     whole = FILTERS['stack_matrix']('all')
     assert whole == FILTERS['stack_matrix'](None) == FILTERS['stack_matrix']('')
-    assert [row['release'] for row in whole['releases']] == ['0.9.1', '0.11.0', '0.13.0', '0.18.0', '0.23.0']
+    assert [row['release'] for row in whole['releases']] == ['0.9.1', '0.11.0', '0.13.0', '0.18.0', '0.23.0', '0.23.0.post1']
     assert FILTERS['stack_matrix']('0.13.0')['driver_recommended'] == '25.5'
     with pytest.raises(AnsibleFilterError, match='unknown release'):
         FILTERS['stack_matrix']('0.1.0')

@@ -77,3 +77,28 @@ def test_a_malformed_expectation_is_refused():
     from ansible_collections.ascend.vllm.plugins.module_utils.stack import StackError, pip_check_expected
     with pytest.raises(StackError, match=r"pip_check_expected entry 'vllm -> torch \(sometimes\)' is not"):
         pip_check_expected({'release': 'x', 'pip_check_expected': ['vllm -> torch (sometimes)']})
+
+
+def test_the_post_release_takes_vllm_ascend_itself_from_the_ascend_mirror():
+    # PyPI publishes vllm-ascend 0.23.0.post1 as an sdist only; its wheel is on the Ascend mirror.
+    plan = pip_plan(resolve_stack('0.23.0.post1'), 'aarch64', '910b')
+    assert plan['second'][0] == 'vllm-ascend==0.23.0.post1'
+    assert [entry['requirements'] for entry in plan['indexes']] == [['vllm-ascend==0.23.0.post1', 'triton-ascend==3.2.2']]
+    assert [p['what'] for p in plan['problems']] == [
+        'vllm-ascend 0.23.0.post1 on aarch64 needs vllm-ascend==0.23.0.post1, triton-ascend==3.2.2, which PyPI does '
+        "not publish: vllm-ascend==0.23.0.post1, triton-ascend==3.2.2 from Huawei's Ascend pip mirror (the extra "
+        "index vllm-ascend's installation guide names for triton-ascend)"]
+    assert pip_plan(resolve_stack('0.23.0.post1'), 'aarch64', '910b', extra_index_urls=['https://mirror.example/ascend'])['problems'] == []
+
+
+@pytest.mark.parametrize('family', ['910_93', '310p'])
+def test_the_post_release_wheel_is_refused_where_it_does_not_serve_the_chip(family):
+    # Its installation guide: "Currently, this installation method supports only A2."
+    plan = pip_plan(resolve_stack('0.23.0.post1'), 'aarch64', family, wheelhouse=True)
+    assert plan['problems'] == [{
+        'what': 'the published vllm-ascend 0.23.0.post1 wheel serves 910b only, not %s NPUs (its installation '
+                'guide: other chips take the image or a source build)' % family,
+        'variable': 'vllm_service_install_method',
+        'fix': 'set vllm_service_install_method: container for this node, or choose a release whose wheel serves '
+               'it (ascend_stack_release)'}]
+    assert pip_plan(resolve_stack('0.23.0'), 'aarch64', family, wheelhouse=True)['problems'] == []

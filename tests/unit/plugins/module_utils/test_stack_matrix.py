@@ -20,6 +20,7 @@ ROW_FIELDS = {
     'release', 'status', 'vllm', 'vllm_ascend', 'python_min', 'python_max', 'cann', 'torch',
     'torch_npu', 'torch_npu_source', 'triton_ascend', 'triton_ascend_excluded_chips', 'chips',
     'driver_min', 'driver_recommended', 'notes', 'pip_check_expected', 'pip_indexes', 'binds_cpus_on', 'image_chips',
+    'wheel_chips',
 }
 
 # vllm-ascend's versioning policy; torch-npu and triton-ascend as the published wheels require
@@ -35,6 +36,8 @@ PUBLISHED = [
     ('0.18.0', '0.18.0', ('3.10', '3.11'), '8.5.1', '2.9.0', '2.9.0', 'pypi', '3.2.0',
      {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'}),
     ('0.23.0', '0.23.0', ('3.10', '3.12'), '9.1.0', '2.10.0', '2.10.0.post4', 'pypi', '3.2.2',
+     {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'}),
+    ('0.23.0.post1', '0.23.0', ('3.10', '3.12'), '9.1.0', '2.10.0', '2.10.0.post4', 'pypi', '3.2.2',
      {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'}),
 ]
 
@@ -61,7 +64,8 @@ def test_row_matches_published_table(entry):
     assert row['torch_npu_source'] == source
     assert row['triton_ascend'] == triton
     assert row['chips'] == chips
-    assert row['status'] == 'final'
+    # upstream's versioning policy: "v0.23.0 post release, v0.23.0.post1" (opt-in here)
+    assert row['status'] == ('post' if release == '0.23.0.post1' else 'final')
     assert row['driver_min'] is None
 
 
@@ -69,7 +73,8 @@ def test_driver_advice():
     assert _row('0.13.0')['driver_recommended'] == '25.5'
     # vllm-ascend v0.23.0 release notes: graph mode beyond the old stream budget wants HDK 25.5.1+.
     assert _row('0.23.0')['driver_recommended'] == '25.5.1'
-    assert [row['release'] for row in stack_matrix.RELEASES if row['driver_recommended']] == ['0.13.0', '0.23.0']
+    assert [row['release'] for row in stack_matrix.RELEASES if row['driver_recommended']] == [
+        '0.13.0', '0.23.0', '0.23.0.post1']
 
 
 def test_default_driver_meets_every_recommendation():
@@ -90,7 +95,8 @@ def test_row_invariants(row):
     assert set(row['chips'].values()) <= set(stack_matrix.SUPPORT_LEVELS)
     assert row['torch_npu_source'] in stack_matrix.TORCH_NPU_SOURCES
     assert set(row['triton_ascend_excluded_chips']) <= set(row['chips'])
-    assert row['status'] in ('final', 'rc')
+    assert row['status'] in ('final', 'post', 'rc')
+    assert row['wheel_chips'] is None or set(row['wheel_chips']) <= set(row['chips'])
     for key in PAIR_KEYS:
         compare_versions(row[key], row[key])
 
@@ -150,3 +156,11 @@ def test_published_images_per_release():
     assert _row('0.9.1')['image_chips'] == ['910b']
     assert sorted(resolve_stack('0.9.1')['image']['tags']) == ['910b']
     assert sorted(resolve_stack('0.11.0')['image']['tags']) == ['310p', '910_93', '910b']
+
+
+def test_the_post_release_wheel_serves_a2_only_and_needs_the_ascend_mirror():
+    # v0.23.0.post1 installation.md: the wheel route "supports only A2"; PyPI has its sdist only.
+    row = _row('0.23.0.post1')
+    assert row['wheel_chips'] == ['910b']
+    assert row['pip_indexes'] == {'ascend-mirror': ['vllm-ascend==0.23.0.post1', 'triton-ascend==3.2.2']}
+    assert [r['release'] for r in stack_matrix.RELEASES if r['wheel_chips'] is not None] == ['0.23.0.post1']

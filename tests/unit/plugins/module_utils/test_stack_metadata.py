@@ -19,7 +19,11 @@ from ansible_collections.ascend.vllm.plugins.module_utils.pip_check import canon
 from ansible_collections.ascend.vllm.plugins.module_utils.stack import resolve_stack
 
 METADATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'fixtures', 'metadata')
-FINAL_ROWS = [row for row in stack_matrix.RELEASES if row['status'] == 'final']
+# Final and post releases: the ones with published packages (release candidates are opt-in extras).
+FINAL_ROWS = [row for row in stack_matrix.RELEASES if row['status'] in ('final', 'post')]
+# vllm-ascend versions PyPI publishes as an sdist only (no wheel): their committed copy is the
+# sdist's PKG-INFO, and a row pins them from another index.
+SDIST_ONLY = {'0.23.0.post1'}
 
 
 def published(name, version, arch=None):
@@ -179,7 +183,12 @@ def test_what_pip_indexes_list_is_not_on_pypi():
         for requirements in row['pip_indexes'].values():
             for text in requirements:
                 req = Requirement(text)
+                if canonical(req.name) == 'vllm-ascend':
+                    assert str(req.specifier) == '==' + row['vllm_ascend'] and row['vllm_ascend'] in SDIST_ONLY
+                    continue
                 assert canonical(req.name) == 'triton-ascend'
                 assert not any(req.specifier.contains(v) for v in published), (row['release'], text)
+        if row['vllm_ascend'] in SDIST_ONLY:
+            assert 'vllm-ascend==%s' % row['vllm_ascend'] in row['pip_indexes'].get('ascend-mirror', [])
         if row['triton_ascend'] and row['triton_ascend'] not in published:
             assert 'triton-ascend==%s' % row['triton_ascend'] in row['pip_indexes'].get('ascend-mirror', [])

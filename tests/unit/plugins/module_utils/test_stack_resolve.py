@@ -51,7 +51,7 @@ def test_release_spellings(spelling):
 
 def test_unknown_release_lists_known_ones():
     assert _error('0.20.0') == ("ascend_stack_release: unknown release '0.20.0'; known releases: "
-                                "0.9.1, 0.11.0, 0.13.0, 0.18.0, 0.23.0")
+                                "0.9.1, 0.11.0, 0.13.0, 0.18.0, 0.23.0, 0.23.0.post1")
 
 
 def test_release_must_be_a_string():
@@ -62,7 +62,7 @@ def test_release_must_be_a_string():
 def test_release_row_is_a_copy():
     row = release_row('0.23.0')
     row['chips']['910b'] = 'partial'
-    assert stack_matrix.RELEASES[-1]['chips']['910b'] == 'supported'
+    assert _row_of(stack_matrix.RELEASES, '0.23.0')['chips']['910b'] == 'supported'
     with pytest.raises(StackError, match='unknown release'):
         release_row('1.0.0')
 
@@ -84,7 +84,7 @@ def test_release_row_is_a_copy():
      'torch_npu=2.10.0.post5 does not go with vllm_ascend=0.23.0 (0.23.0 needs torch_npu 2.10.0.post4; '
      'torch_npu 2.10.0.post5 is not in the stack matrix)'),
     ('vllm_ascend', '0.23.1',
-     'vllm_ascend=0.23.1 does not go with vllm=0.23.0 (0.23.0 needs vllm_ascend 0.23.0; '
+     'vllm_ascend=0.23.1 does not go with vllm=0.23.0 (0.23.0 needs vllm_ascend 0.23.0 or 0.23.0.post1; '
      'vllm_ascend 0.23.1 is not in the stack matrix)'),
 ])
 def test_single_override_outside_the_matrix(key, value, expected):
@@ -225,8 +225,12 @@ def test_override_values_must_be_strings():
 
 def _matrix_with_driver_min(minimum):
     rows = copy.deepcopy(stack_matrix.RELEASES)
-    rows[-1]['driver_min'] = minimum
+    _row_of(rows, '0.23.0')['driver_min'] = minimum
     return rows
+
+
+def _row_of(rows, release):
+    return [row for row in rows if row['release'] == release][0]
 
 
 def test_driver_below_published_minimum_is_refused():
@@ -300,7 +304,7 @@ def test_driver_check_levels():
 
 def test_default_release_skips_release_candidates():
     rows = copy.deepcopy(stack_matrix.RELEASES)
-    candidate = copy.deepcopy(rows[-1])
+    candidate = copy.deepcopy(_row_of(rows, '0.23.0'))
     candidate.update(release='0.24.0rc1', vllm_ascend='0.24.0rc1', status='rc')
     rows.append(candidate)
     assert default_release(rows) == '0.23.0'
@@ -310,9 +314,10 @@ def test_default_release_skips_release_candidates():
 
 def test_shared_values_are_joined():
     rows = copy.deepcopy(stack_matrix.RELEASES)
-    rows[-2]['torch'] = rows[-1]['torch']  # pretend 0.18.0 and 0.23.0 share torch 2.10.0
+    # pretend 0.18.0 shares torch 2.10.0 with 0.23.0 and its post release
+    _row_of(rows, '0.18.0')['torch'] = _row_of(rows, '0.23.0')['torch']
     message = _error('0.13.0', {'torch': '2.10.0'}, matrix=rows)
-    assert '(0.13.0 needs torch 2.8.0; torch 2.10.0 belongs to vllm_ascend 0.18.0 or 0.23.0)' in message
+    assert '(0.13.0 needs torch 2.8.0; torch 2.10.0 belongs to vllm_ascend 0.18.0, 0.23.0 or 0.23.0.post1)' in message
 
 
 # ---------------------------------------------------------------------------------------------
@@ -351,7 +356,7 @@ def test_chip_support_messages():
         'supported', 'Atlas A2 (Ascend 910B) is supported by vllm-ascend 0.23.0')
     assert chip_support('0.9.1', '910_93') == (
         'partial', 'Atlas A3 (Ascend 910_93) is partially supported in vllm-ascend 0.9.1; '
-                   'fully supported in: 0.11.0, 0.13.0, 0.18.0, 0.23.0')
+                   'fully supported in: 0.11.0, 0.13.0, 0.18.0, 0.23.0, 0.23.0.post1')
     assert chip_support('0.23.0', '310P3') == (
         'experimental', 'Atlas 300I Duo (Ascend 310P) is experimental in vllm-ascend 0.23.0; '
                         'no release supports it fully yet')
@@ -476,7 +481,7 @@ def test_image_follows_overridden_vllm_ascend():
 def test_matrix_data_is_a_copy():
     data = matrix_data()
     assert data['default_release'] == '0.23.0'
-    assert [row['release'] for row in data['releases']] == ['0.9.1', '0.11.0', '0.13.0', '0.18.0', '0.23.0']
+    assert [row['release'] for row in data['releases']] == ['0.9.1', '0.11.0', '0.13.0', '0.18.0', '0.23.0', '0.23.0.post1']
     assert data['unsupported_chip_families']['910']['reason']
     data['releases'][0]['cann'] = 'changed'
     data['image']['chip_suffixes']['910b'] = '-changed'
