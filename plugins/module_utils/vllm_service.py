@@ -167,6 +167,26 @@ def binding_layer(stack, arch, numa_bind=True, additional_config=None):
     return 'numactl' if numa_bind else 'none'
 
 
+# HCCL_OP_EXPANSION_MODE=AIV per chip family, as CANN's environment variable reference
+# (HCCL_OP_EXPANSION_MODE, CANN 8.5.0 and 9.0.0) gives it: A3 runs AIV within a super node, one
+# server or several; A2 runs AlltoAllV (expert parallelism) and the graph-mode AlltoAll /
+# AllGather / ReduceScatter in AIV on one server only; the 310P knows AI_CPU and HOST.
+_AIV_FAMILIES = {'910_93': 'any', '910b': 'single'}
+
+
+def hccl_expansion_mode(family, multinode=False):
+    """``HCCL_OP_EXPANSION_MODE`` for a service on ``family`` chips: ``AIV`` or None (CANN's default).
+
+    A2 across servers gets None: its AIV mode does not cover cross-server AlltoAllV, and
+    vllm-ascend's two-node A2 tutorials (DeepSeek-R1, DeepSeek-V3.1 at v0.23.0) set no expansion
+    mode while their A3 commands set AIV.
+    """
+    scope = _AIV_FAMILIES.get(family)
+    if scope == 'any' or (scope == 'single' and not multinode):
+        return 'AIV'
+    return None
+
+
 def numa_binding(plan, devices, online_nodes=None):
     """The CPUs and NUMA nodes of the NUMA-plan entries (``{npus, devices, numa_nodes, cpus}``)
     that hold any of ``devices``, the service's logical device ids (ASCEND_RT_VISIBLE_DEVICES).

@@ -142,3 +142,15 @@ def test_one_binding_layer_per_release_and_architecture():
     assert vs.binding_layer(resolve_stack('0.23.0'), 'aarch64', True, {'enable_cpu_binding': True}) == 'vllm-ascend'
     with pytest.raises(vs.ServiceError, match='--additional-config is not JSON'):
         vs.binding_layer(resolve_stack('0.23.0'), 'aarch64', True, '{enable')
+
+
+@pytest.mark.parametrize('family, multinode, mode', [
+    ('910_93', False, 'AIV'), ('910_93', True, 'AIV'),   # A3: AIV within a super node, one server or more
+    ('910b', False, 'AIV'),
+    # A2 across servers: AIV has no cross-server AlltoAllV (CANN HCCL_OP_EXPANSION_MODE), and the
+    # two-node A2 tutorials of vllm-ascend set no expansion mode.
+    ('910b', True, None),
+    ('310p', False, None), ('310p', True, None), (None, False, None),
+])
+def test_aiv_only_where_cann_supports_it(family, multinode, mode):
+    assert vs.hccl_expansion_mode(family, multinode) == mode
