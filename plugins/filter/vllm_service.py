@@ -51,6 +51,10 @@ def vllm_binding_layer(stack, arch, numa_bind=True, additional_config=None):
     return _call(vs.binding_layer, stack, arch, numa_bind, additional_config)
 
 
+def vllm_profile_release(releases, version):
+    return _call(vs.profile_release, releases, version)
+
+
 def vllm_hccl_expansion(family, multinode=False):
     return _call(vs.hccl_expansion_mode, family, multinode)
 
@@ -75,5 +79,6 @@ class FilterModule(object):
             'vllm_pip_check': vllm_pip_check,
             'vllm_binding_layer': vllm_binding_layer,
             'vllm_hccl_expansion': vllm_hccl_expansion,
+            'vllm_profile_release': vllm_profile_release,
             'vllm_container_plan': vllm_container_plan,
         }

@@ -62,12 +62,13 @@ def devices_of(chips):
     npu-smi prints the physical id where its table or ``info -m`` has a ``Phy-ID`` column (A3);
     910B boards print neither, and there the logic id stands in: the two are equal on a host that
     sees all of its chips (assumed: no capture with them apart on a bare host was found).
+    One kind of id for the whole node: physical ids only when every chip has one (a mix of the
+    two numbering spaces could name one chip twice).
     """
-    devices = []
-    for chip in chips or []:
-        phy = chip.get('phy_id')
-        devices.append(phy if phy is not None else chip.get('device_id'))
-    return devices
+    chips = list(chips or [])
+    if chips and all(chip.get('phy_id') is not None for chip in chips):
+        return [chip['phy_id'] for chip in chips]
+    return [chip.get('device_id') for chip in chips]
 
 
 def plan_node(request, position, errors):
@@ -91,6 +92,11 @@ def plan_node(request, position, errors):
         return []
     if any(device is None for device in devices):
         errors.append('%s: npu-smi gave no device id (physical or logic) for every chip; hccn_tool -i needs them' % host)
+        return []
+    repeated = sorted(set(d for d in devices if devices.count(d) > 1))
+    if repeated:
+        errors.append('%s: npu-smi names device %s more than once; hccn_tool -i needs one id per chip'
+                      % (host, ', '.join(_text(d) for d in repeated)))
         return []
 
     if not request.get('addresses') and not request.get('base_cidr'):

@@ -16,6 +16,7 @@ import re
 from ansible_collections.ascend.vllm.plugins.module_utils.command import describe_failure
 from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import (
     NpuSmiParseError,
+    parse_chip_mapping,
     parse_info,
     parse_topo,
 )
@@ -235,6 +236,7 @@ def _attach_npu_smi(npus, run, npu_smi, gather_topo, warnings):
     except NpuSmiParseError as exc:
         warnings.append('%s; NPU ids and CPU affinity not gathered' % exc)
         return
+    _attach_logic_ids(chips, run, npu_smi, warnings)
     by_bus = dict((npu['bus_id'], npu) for npu in npus)
     for position, chip in enumerate(chips):
         npu = by_bus.get(chip['bus_id'])
@@ -257,6 +259,24 @@ def _attach_npu_smi(npus, run, npu_smi, gather_topo, warnings):
         npu = by_bus.get(chip['bus_id'])
         if npu is not None:
             npu['cpu_affinity'] = affinity.get(chip['device_id'] if use_ids else position)
+
+
+def _attach_logic_ids(chips, run, npu_smi, warnings):
+    """Fill each chip's ``device_id`` from ``npu-smi info -m`` (Chip Logic ID) where the table
+    has none (it has a Device column on 310P only). Without it the table position stands in:
+    npu-smi lists the chips in logic id order on the captures at hand, but says so nowhere."""
+    if all(chip['device_id'] is not None for chip in chips):
+        return
+    argv = [npu_smi, 'info', '-m']
+    rc, out, err = run(argv)
+    if rc != 0:
+        warnings.append('%s; logic ids taken from the table order' % describe_failure(argv, rc, out, err))
+        return
+    logic = dict(((row['npu_id'], row['chip_id']), row['logic_id'])
+                 for row in parse_chip_mapping(out) if row['logic_id'] is not None)
+    for chip in chips:
+        if chip['device_id'] is None:
+            chip['device_id'] = logic.get((chip['npu_id'], chip['chip_id']))
 
 
 def gather_numa_facts(sysfs_root='/sys', run=None, npu_smi=None, gather_topo=True,

@@ -174,6 +174,25 @@ def binding_layer(stack, arch, numa_bind=True, additional_config=None):
 _AIV_FAMILIES = {'910_93': 'any', '910b': 'single'}
 
 
+_POST_RE = re.compile(r'^(?P<base>.+?)\.post\d+$')
+
+
+def profile_release(releases, version):
+    """The ``releases`` entry of a model profile for the vllm-ascend ``version`` the stack installs.
+
+    The entry of that version, else - for a post release (``0.23.0.post1``), which fixes bugs
+    and keeps its base release's serving options - the entry of its base release, else {}.
+    """
+    releases = releases or {}
+    version = str(version or '')
+    if version in releases:
+        return releases[version]
+    match = _POST_RE.match(version)
+    if match and match.group('base') in releases:
+        return releases[match.group('base')]
+    return {}
+
+
 def hccl_expansion_mode(family, multinode=False):
     """``HCCL_OP_EXPANSION_MODE`` for a service on ``family`` chips: ``AIV`` or None (CANN's default).
 
@@ -252,19 +271,29 @@ CONTROL_DEVICES = ['/dev/davinci_manager', '/dev/devmm_svm', '/dev/hisi_hdc']
 def container_plan(chips, visible, install_path='/usr/local/Ascend', model_dir=None, extra_mounts=None):
     """Devices and bind mounts of a vllm-ascend container from npu_facts' ``chips``.
 
-    ``visible`` are the logical device ids the service uses (positions in npu-smi's chip list,
-    what ASCEND_RT_VISIBLE_DEVICES counts); each maps to ``/dev/davinci<device_id>`` (the
-    chip's device id when npu_facts read it, else its position). Inside the container the
-    chips are numbered again from 0, so its ASCEND_RT_VISIBLE_DEVICES is 0..n-1.
+    ``visible`` are the logical device ids the service uses (what ASCEND_RT_VISIBLE_DEVICES
+    counts): the chip whose ``device_id`` (logic id) it is, or - when npu_facts read no logic
+    ids - the chip at that position of npu-smi's list. The device node is ``/dev/davinci<N>``
+    with N the chip's physical id ("ls /dev/davinci* gives the physical ID of the device",
+    Huawei's DCMI API reference, device_phy_id), its logic id where npu-smi prints no physical
+    id (A2 boards; the two are equal on a host that sees all its chips), else its position.
+    Inside the container the chips are numbered again from 0, so its ASCEND_RT_VISIBLE_DEVICES
+    is 0..n-1.
     """
     chips = list(chips or [])
+    by_logic = dict((int(c['device_id']), c) for c in chips if c.get('device_id') is not None)
+    if len(by_logic) != len(chips):
+        by_logic = None
     devices = []
     for logical in visible:
         index = int(logical)
-        if index < 0 or index >= len(chips):
+        chip = by_logic.get(index) if by_logic is not None else (chips[index] if 0 <= index < len(chips) else None)
+        if chip is None:
             raise ServiceError('device %d is not one of the %d chips npu-smi lists' % (index, len(chips)))
-        device_id = chips[index].get('device_id')
-        devices.append('/dev/davinci%d' % (index if device_id is None else int(device_id)))
+        node = chip.get('phy_id')
+        if node is None:
+            node = chip.get('device_id')
+        devices.append('/dev/davinci%d' % (index if node is None else int(node)))
     if len(set(devices)) != len(devices):
         raise ServiceError('the devices %s are listed more than once' % ', '.join(str(v) for v in visible))
     path = (install_path or '/usr/local/Ascend').rstrip('/')

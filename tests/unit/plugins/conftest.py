@@ -18,6 +18,25 @@ def fixture_text():
     return read_fixture
 
 
+def chip_mapping_text(info_text, logic_ids=None):
+    """``npu-smi info -m`` for the chips of an ``npu-smi info`` table, in the column layout of
+    the 910B4 capture (910B4_unknown_info-m_1.txt); logic ids are the table positions unless
+    ``logic_ids`` gives them."""
+    from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import parse_info
+    chips = parse_info(info_text)['chips']
+    ids = list(logic_ids) if logic_ids is not None else list(range(len(chips)))
+    lines = ['        %-30s %-30s %-30s %-30s' % ('NPU ID', 'Chip ID', 'Chip Logic ID', 'Chip Name')]
+    for chip, logic in zip(chips, ids):
+        lines.append('        %-30s %-30s %-30s %-30s' % (chip['npu_id'], chip['chip_id'], logic,
+                                                         'Ascend ' + (chip['name'] or '')))
+    return '\n'.join(lines) + '\n'
+
+
+@pytest.fixture
+def chip_mapping():
+    return chip_mapping_text
+
+
 class RecordingRunner(object):
     """Stands in for ``module.run_command``: answers known npu-smi argument lists with fixture
     text, fails every other one like npu-smi does for an unsupported query, and records calls."""

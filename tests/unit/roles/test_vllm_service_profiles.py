@@ -5,11 +5,17 @@ import pytest
 import yaml
 
 from ansible_collections.ascend.vllm.plugins.module_utils import stack_matrix
-from ansible_collections.ascend.vllm.plugins.module_utils.vllm_service import chips_needed, merge_args
+from ansible_collections.ascend.vllm.plugins.module_utils.vllm_service import (
+    chips_needed,
+    hccl_expansion_mode,
+    merge_args,
+    profile_release,
+)
 
 REPO = Path(__file__).resolve().parents[3]
 ROLE = REPO / 'roles' / 'vllm_service'
-PROFILES = yaml.safe_load((ROLE / 'vars' / 'main.yml').read_text())['__vllm_service_profiles']
+VARS = yaml.safe_load((ROLE / 'vars' / 'main.yml').read_text())
+PROFILES = VARS['__vllm_service_profiles']
 SPEC = yaml.safe_load((ROLE / 'meta' / 'argument_specs.yml').read_text())['argument_specs']['main']
 RELEASES = [row['release'] for row in stack_matrix.RELEASES]
 
@@ -19,14 +25,19 @@ def serve_args(name, family, release):
     profile = PROFILES[name]
     return merge_args(profile.get('args') or {},
                       profile['chips'][family].get('args') or {},
-                      (profile.get('releases') or {}).get(release, {}).get('args') or {})
+                      profile_release(profile.get('releases'), release).get('args') or {})
 
 
-def serve_env(name, family, release):
+def serve_env(name, family, release, multinode=False):
+    """As tasks/validate.yml builds it: common env, AIV where it applies, profile, chip, release."""
     profile = PROFILES[name]
-    env = dict(profile.get('env') or {})
+    env = dict(VARS['__vllm_service_common_env'])
+    mode = hccl_expansion_mode(family, multinode)
+    if mode:
+        env['HCCL_OP_EXPANSION_MODE'] = mode
+    env.update(profile.get('env') or {})
     env.update(profile['chips'][family].get('env') or {})
-    env.update((profile.get('releases') or {}).get(release, {}).get('env') or {})
+    env.update(profile_release(profile.get('releases'), release).get('env') or {})
     return env
 
 
@@ -60,7 +71,12 @@ def test_v31_w8a8_on_one_a3_node_is_the_tutorial_command():
     args = serve_args('deepseek-v3.1-w8a8', '910_93', '0.23.0')
     assert args == V31_A3_TUTORIAL
     assert chips_needed(args)['chips'] == 16
-    assert serve_env('deepseek-v3.1-w8a8', '910_93', '0.23.0') == {'VLLM_ASCEND_BALANCE_SCHEDULING': '1'}
+    # The A3 command's exports: AIV, balance scheduling, the NPU allocator (plus the common env).
+    env = serve_env('deepseek-v3.1-w8a8', '910_93', '0.23.0')
+    assert {key: env[key] for key in ('HCCL_OP_EXPANSION_MODE', 'VLLM_ASCEND_BALANCE_SCHEDULING',
+                                      'PYTORCH_NPU_ALLOC_CONF')} == {
+        'HCCL_OP_EXPANSION_MODE': 'AIV', 'VLLM_ASCEND_BALANCE_SCHEDULING': '1',
+        'PYTORCH_NPU_ALLOC_CONF': 'expandable_segments:True'}
 
 
 def test_v31_w8a8_on_two_a2_nodes_is_the_tutorial_layout():
@@ -68,10 +84,16 @@ def test_v31_w8a8_on_two_a2_nodes_is_the_tutorial_layout():
     dp = profile['chips']['910b']['multinode']['dp']
     assert dp['head'] == {'data-parallel-size-local': 2, 'data-parallel-rpc-port': 13389}
     assert dp['worker'] == {'headless': True, 'data-parallel-size-local': 2, 'data-parallel-start-rank': 2}
-    # Node 0 / Node 1 exports of the tutorial's A2 data-parallel section.
-    assert serve_env('deepseek-v3.1-w8a8', '910b', '0.23.0') == {
+    # Node 0 / Node 1 exports of the tutorial's A2 data-parallel section (the HCCL_IF_IP and
+    # socket names come from multinode.yml), no AIV.
+    env = serve_env('deepseek-v3.1-w8a8', '910b', '0.23.0', multinode=True)
+    assert 'HCCL_OP_EXPANSION_MODE' not in env
+    assert {key: env[key] for key in ('OMP_PROC_BIND', 'OMP_NUM_THREADS', 'HCCL_BUFFSIZE', 'PYTORCH_NPU_ALLOC_CONF',
+                                      'VLLM_ASCEND_BALANCE_SCHEDULING', 'HCCL_INTRA_PCIE_ENABLE',
+                                      'HCCL_INTRA_ROCE_ENABLE')} == {
         'OMP_PROC_BIND': 'false', 'OMP_NUM_THREADS': '1', 'HCCL_BUFFSIZE': '200',
-        'VLLM_ASCEND_BALANCE_SCHEDULING': '1', 'HCCL_INTRA_PCIE_ENABLE': '1', 'HCCL_INTRA_ROCE_ENABLE': '0'}
+        'PYTORCH_NPU_ALLOC_CONF': 'expandable_segments:True', 'VLLM_ASCEND_BALANCE_SCHEDULING': '1',
+        'HCCL_INTRA_PCIE_ENABLE': '1', 'HCCL_INTRA_ROCE_ENABLE': '0'}
     assert serve_args('deepseek-v3.1-w8a8', '910b', '0.23.0') == V31_A3_TUTORIAL
 
 
@@ -98,3 +120,36 @@ def test_distill_sizes_leave_room_for_the_kv_cache(name, family):
     assert args['dtype'] == 'bfloat16' and args['max-model-len'] == 32768
     assert chips_needed(args)['chips'] <= 8
     assert '310p' not in PROFILES[name]['chips']
+
+
+W8A8 = ['deepseek-r1-w8a8', 'deepseek-v3.1-w8a8']
+# Each release's own DeepSeek tutorial: MTP and FULL_DECODE_ONLY graphs from 0.13.0 on (with
+# capture sizes at 0.13.0 / 0.18.0), torchair graphs and the Ascend scheduler at 0.9.1 / 0.11.0.
+GRAPHS = {
+    '0.9.1': 'torchair', '0.11.0': 'torchair',
+    '0.13.0': '{"cudagraph_capture_sizes":[4,16,32,48,64], "cudagraph_mode": "FULL_DECODE_ONLY"}',
+    '0.18.0': '{"cudagraph_capture_sizes":[4,16,32,48,64], "cudagraph_mode": "FULL_DECODE_ONLY"}',
+    '0.23.0': '{"cudagraph_mode": "FULL_DECODE_ONLY"}',
+    '0.23.0.post1': '{"cudagraph_mode": "FULL_DECODE_ONLY"}',
+}
+
+
+@pytest.mark.parametrize('name', W8A8)
+@pytest.mark.parametrize('release', RELEASES)
+def test_w8a8_profiles_follow_each_release_s_tutorial(name, release):
+    args = serve_args(name, '910_93', release)
+    if GRAPHS[release] == 'torchair':
+        assert 'torchair_graph_config' in args['additional-config'] and 'speculative-config' not in args
+    else:
+        assert args['compilation-config'] == GRAPHS[release]
+        assert '"num_speculative_tokens"' in args['speculative-config'] and 'mtp' in args['speculative-config']
+
+
+def test_a_post_release_takes_its_base_release_s_entry():
+    releases = {'0.23.0': {'args': {'a': 1}}, '0.9.1': {'args': {'b': 2}}}
+    assert profile_release(releases, '0.23.0.post1') == {'args': {'a': 1}}
+    assert profile_release(releases, '0.23.0.post2') == {'args': {'a': 1}}
+    assert profile_release(releases, '0.23.0') == {'args': {'a': 1}}
+    assert profile_release(releases, '0.18.0') == {}
+    assert profile_release(releases, '0.9.1rc1') == {}
+    assert profile_release(None, '0.23.0') == {}

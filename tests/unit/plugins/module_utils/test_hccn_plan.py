@@ -98,8 +98,7 @@ def test_every_problem_is_reported_at_once():
 
 def test_hccn_tool_gets_the_physical_id_where_npu_smi_prints_it():
     # hccn_tool -i reads a physical id on A2/A3 (hicann/driver hccn_tool cmd.c, tool_parse_dev).
-    chips = [{'device_id': 0, 'phy_id': 1}, {'device_id': 1, 'phy_id': 0},
-             {'device_id': 2, 'phy_id': None}]
+    chips = [{'device_id': 0, 'phy_id': 1}, {'device_id': 1, 'phy_id': 0}, {'device_id': 2, 'phy_id': 2}]
     assert devices_of(chips) == [1, 0, 2]
     request = node('a', base_cidr='10.20.0.0/16')
     del request['devices']
@@ -108,6 +107,19 @@ def test_hccn_tool_gets_the_physical_id_where_npu_smi_prints_it():
     assert result['errors'] == []
     assert [(d['device'], d['address']) for d in result['plan']['a']] == [
         (1, '10.20.0.1'), (0, '10.20.0.2'), (2, '10.20.0.3')]
+
+
+def test_one_numbering_space_per_node():
+    # A chip without a physical id: the logic ids of all, never a mix naming one chip twice.
+    chips = [{'device_id': 0, 'phy_id': 1}, {'device_id': 1, 'phy_id': None}]
+    assert devices_of(chips) == [0, 1]
+    assert devices_of([]) == []
+
+
+def test_a_device_named_twice_is_refused():
+    request = node('a', base_cidr='10.20.0.0/16', chips=[{'device_id': 3, 'phy_id': 1}, {'device_id': 4, 'phy_id': 1}])
+    assert plan_fleet([request])['errors'] == [
+        'a: npu-smi names device 1 more than once; hccn_tool -i needs one id per chip']
 
 
 def test_chips_without_any_id_are_refused():

@@ -102,15 +102,16 @@ def test_kunpeng_facts_from_sysfs_alone(kunpeng):
     ]
 
 
-def test_kunpeng_with_npu_smi_topo_and_groups(kunpeng, recording_runner):
+def test_kunpeng_with_npu_smi_topo_and_groups(kunpeng, recording_runner, chip_mapping):
     runner = recording_runner({
         ('info',): read_fixture('910B2_24.1.0_1.txt'),
+        ('info', '-m'): chip_mapping(read_fixture('910B2_24.1.0_1.txt')),
         ('info', '-t', 'topo'): read_fixture('910B3_24.1.rc1.b030_topo_1.txt'),
     })
     facts, warnings = gather_numa_facts(kunpeng.root, run=runner, npu_smi=NPU_SMI,
                                         npu_groups=[[0, 1, 2, 3, 4, 5, 6, 7], [6, 7]])
     assert warnings == []
-    assert runner.calls == [[NPU_SMI, 'info'], [NPU_SMI, 'info', '-t', 'topo']]
+    assert runner.calls == [[NPU_SMI, 'info'], [NPU_SMI, 'info', '-m'], [NPU_SMI, 'info', '-t', 'topo']]
     npus = facts['npus']
     # PCI order 01, 02, 41, 42, 81, 82, c1, c2 is NPU 1, 3, 5, 7, 4, 6, 0, 2 in npu-smi.
     assert [n['npu_id'] for n in npus] == [1, 3, 5, 7, 4, 6, 0, 2]
@@ -130,8 +131,11 @@ def test_kunpeng_with_npu_smi_topo_and_groups(kunpeng, recording_runner):
 def test_npu_smi_failures_are_warnings(kunpeng, recording_runner):
     runner = recording_runner({('info',): read_fixture('910B2_24.1.0_1.txt')})
     facts, warnings = gather_numa_facts(kunpeng.root, run=runner, npu_smi=NPU_SMI)
-    assert warnings == ['`/opt/test/npu-smi info -t topo` failed with rc=2: Error: unsupported '
+    assert warnings == ['`/opt/test/npu-smi info -m` failed with rc=2: Error: unsupported '
+                        'command info -m; logic ids taken from the table order',
+                        '`/opt/test/npu-smi info -t topo` failed with rc=2: Error: unsupported '
                         'command info -t topo; CPU affinity not gathered']
+    assert [n['device_index'] for n in facts['npus']] == [1, 3, 5, 7, 4, 6, 0, 2]
     assert [n['npu_id'] for n in facts['npus']] == [1, 3, 5, 7, 4, 6, 0, 2]
     assert facts['cpus_per_npu'][0] == '0-11'
 
@@ -143,10 +147,11 @@ def test_npu_smi_failures_are_warnings(kunpeng, recording_runner):
     assert len(facts['npus']) == 8
 
 
-def test_gather_topo_false_runs_only_info(kunpeng, recording_runner):
-    runner = recording_runner({('info',): read_fixture('910B2_24.1.0_1.txt')})
+def test_gather_topo_false_runs_only_info(kunpeng, recording_runner, chip_mapping):
+    runner = recording_runner({('info',): read_fixture('910B2_24.1.0_1.txt'),
+                               ('info', '-m'): chip_mapping(read_fixture('910B2_24.1.0_1.txt'))})
     facts, warnings = gather_numa_facts(kunpeng.root, run=runner, npu_smi=NPU_SMI, gather_topo=False)
-    assert (warnings, len(runner.calls)) == ([], 1)
+    assert (warnings, len(runner.calls)) == ([], 2)
     assert {n['cpu_affinity'] for n in facts['npus']} == {None}
 
 
@@ -205,7 +210,7 @@ def test_this_host_counts_every_cpu():
     assert sum(len(n['cpus']) for n in facts['nodes']) == os.sysconf('SC_NPROCESSORS_ONLN')
 
 
-def test_a2_binding_follows_logical_ids_through_the_bus(sysfs, recording_runner):
+def test_a2_binding_follows_logical_ids_through_the_bus(sysfs, recording_runner, chip_mapping):
     """An Atlas 800 A2 (910B3) as its captures show it: `npu-smi info` puts NPU 0 at bus C1:00.0
     and NPU 4 at 01:00.0, `info -t topo` gives NPU 0 the CPUs 144-167 and NPU 4 0-23; eight NUMA
     nodes of 24 CPUs, buses 00-3f on node 0, 40-7f on 2, 80-bf on 4, c0-ff on 6. The service names
@@ -218,6 +223,7 @@ def test_a2_binding_follows_logical_ids_through_the_bus(sysfs, recording_runner)
         sysfs.pci('0000:%s:00.0' % bus, numa_node=node_id)
     runner = recording_runner({
         ('info',): read_fixture('910B3_26.1.0_1.txt'),
+        ('info', '-m'): chip_mapping(read_fixture('910B3_26.1.0_1.txt')),
         ('info', '-t', 'topo'): read_fixture('910B3_24.1.rc1.b030_topo_1.txt'),
     })
     facts, warnings = gather_numa_facts(sysfs.root, run=runner, npu_smi=NPU_SMI)
@@ -229,3 +235,15 @@ def test_a2_binding_follows_logical_ids_through_the_bus(sysfs, recording_runner)
     assert numa_binding(groups, [0]) == {'cpus': '144-167', 'numa_nodes': [6], 'entries': 1}
     assert numa_binding(groups, [4]) == {'cpus': '0-23', 'numa_nodes': [0], 'entries': 1}
     assert numa_binding(groups, [0, 1, 2, 3]) == {'cpus': '96-119,144-167', 'numa_nodes': [4, 6], 'entries': 2}
+
+
+
+def test_logic_ids_come_from_the_chip_mapping_not_the_table_order(kunpeng, recording_runner, chip_mapping):
+    """``npu-smi info -m`` names the logic id of every chip; the table position is only the
+    fallback. Reversed ids here, so that reading positions instead fails."""
+    info = read_fixture('910B2_24.1.0_1.txt')
+    runner = recording_runner({('info',): info, ('info', '-m'): chip_mapping(info, range(7, -1, -1))})
+    facts, warnings = gather_numa_facts(kunpeng.root, run=runner, npu_smi=NPU_SMI, gather_topo=False)
+    assert warnings == []
+    # PCI order is NPU 1, 3, 5, 7, 4, 6, 0, 2; NPU n has logic id 7 - n.
+    assert [n['device_index'] for n in facts['npus']] == [6, 4, 2, 0, 3, 1, 7, 5]

@@ -94,7 +94,8 @@ def test_parse_env_file():
 
 
 CHIPS_A2 = [{'npu_id': i, 'chip_id': 0, 'device_id': None} for i in range(8)]
-CHIPS_A3 = [{'npu_id': i // 2, 'chip_id': i % 2, 'device_id': 15 - i} for i in range(16)]
+# Physical ids set apart from the logic ids on purpose: the device node follows the physical one.
+CHIPS_A3 = [{'npu_id': i // 2, 'chip_id': i % 2, 'device_id': i, 'phy_id': 15 - i} for i in range(16)]
 
 
 def test_container_plan_devices_and_mounts_of_design_section_6():
@@ -112,8 +113,10 @@ def test_container_plan_devices_and_mounts_of_design_section_6():
 
 
 def test_container_plan_uses_the_device_ids_npu_facts_read():
+    # /dev/davinci<N>: N is the physical id (Huawei's DCMI reference, device_phy_id).
     plan = vs.container_plan(CHIPS_A3, [0, 1], '/opt/Ascend', extra_mounts=['/data:/data'])
     assert plan['devices'][:2] == ['/dev/davinci15', '/dev/davinci14']
+    assert plan['env'] == {'ASCEND_RT_VISIBLE_DEVICES': '0,1'}
     assert plan['volumes'][1] == '/opt/Ascend/driver/tools/hccn_tool:/opt/Ascend/driver/tools/hccn_tool:ro'
     assert plan['volumes'][3] == '/opt/Ascend/driver/lib64:/opt/Ascend/driver/lib64:ro'
     assert plan['volumes'][-1] == '/data:/data'
@@ -154,3 +157,12 @@ def test_one_binding_layer_per_release_and_architecture():
 ])
 def test_aiv_only_where_cann_supports_it(family, multinode, mode):
     assert vs.hccl_expansion_mode(family, multinode) == mode
+
+
+def test_container_plan_finds_the_chip_by_its_logic_id():
+    # The service names logic ids; npu-smi's list order is not theirs here.
+    chips = [{'npu_id': 0, 'chip_id': 0, 'device_id': 1, 'phy_id': None},
+             {'npu_id': 1, 'chip_id': 0, 'device_id': 0, 'phy_id': None}]
+    assert vs.container_plan(chips, [0])['devices'][0] == '/dev/davinci0'
+    with pytest.raises(vs.ServiceError, match='device 2 is not one of the 2 chips'):
+        vs.container_plan(chips, [2])

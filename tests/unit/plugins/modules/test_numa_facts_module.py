@@ -28,8 +28,9 @@ def no_system_npu_smi(monkeypatch, tmp_path):
     monkeypatch.setattr(npu_smi_utils, 'SYSTEM_BIN_DIRS', ())
 
 
-def test_kunpeng_with_npu_smi_and_groups(run_module, kunpeng, fake_npu_smi):
-    path = fake_npu_smi({'info': read_fixture('910B2_24.1.0_1.txt')})
+def test_kunpeng_with_npu_smi_and_groups(run_module, kunpeng, fake_npu_smi, chip_mapping):
+    info = read_fixture('910B2_24.1.0_1.txt')
+    path = fake_npu_smi({'info': info, 'info -m': chip_mapping(info)})
     failed, result = run_module(numa_facts, {'sysfs_root': kunpeng.root, 'npu_smi_path': path,
                                              'npu_groups': [[0, 1], ['6', 7]]})
     assert not failed and result['changed'] is False
