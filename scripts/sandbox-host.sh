@@ -69,7 +69,11 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "numpy<2.0.0 numpy ${pypi_wheels[*]}" ]; t
 fi
 # Real Ray and its dependencies for the ray_cluster role (the Ray executor of multi-node serving),
 # same platform tags; its own stamp, so the download runs once per Ray version.
-ray_requirement='ray==2.58.0'
+# The version is the default stack row's (stack_matrix.py: what upstream's images install).
+ray_version=$(python3 -c 'import runpy, sys
+m = runpy.run_path(sys.argv[1])
+print([r["ray"] for r in m["RELEASES"] if r["release"] == m["DEFAULT_RELEASE"]][0])' "$REPO_ROOT/plugins/module_utils/stack_matrix.py")
+ray_requirement="ray==$ray_version"
 ray_stamp="$SANDBOX_DIR/wheels/.ray-downloaded"
 if [ "$(cat "$ray_stamp" 2>/dev/null)" != "$ray_requirement" ]; then
   mkdir -p "$SANDBOX_DIR/wheels"

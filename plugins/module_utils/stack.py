@@ -491,6 +491,7 @@ def resolve_stack(release=None, overrides=None, allow_unlisted=False, matrix=Non
         'pip_indexes': copy.deepcopy(meta.get('pip_indexes') or {}),
         'binds_cpus_on': list(meta.get('binds_cpus_on') or []),
         'wheel_chips': list(meta['wheel_chips']) if meta.get('wheel_chips') is not None else None,
+        'ray': meta.get('ray'),
         'chips': dict(meta['chips']),
         'driver': driver,
         'driver_target': driver or stack_matrix.DEFAULT_DRIVER,

@@ -33,6 +33,9 @@ Field meanings:
                        ``chips``; on the others the venv method is refused (use the image)
 ``image_chips``        chip families upstream publishes an image of this release for (a
                        Dockerfile per family at the tag); the others have none
+``ray``                the Ray that multi-node serving with Ray's executor installs: what upstream's
+                       images of the release install (``ray>=2.47.1,<=2.48.0`` in the Dockerfiles of
+                       v0.11.0 ... v0.23.0, ``ray>=2.47.1`` at v0.9.1), the newest it admits
 ``binds_cpus_on``      architectures where vllm-ascend binds its own threads, memory and NPU IRQs
                        by default (vllm_ascend/cpu_binding.py: on by default and ARM-only from
                        v0.15.0rc1, off by default before); the service then adds no binding
@@ -165,6 +168,7 @@ RELEASES = [
         'image_chips': ['910b'],
         'wheel_chips': None,
         'binds_cpus_on': [],
+        'ray': '2.48.0',
         'chips': {'910b': 'supported', '910_93': 'partial'},
         'driver_min': None,
         'driver_recommended': None,
@@ -193,6 +197,7 @@ RELEASES = [
         'image_chips': ['910b', '910_93', '310p'],
         'wheel_chips': None,
         'binds_cpus_on': [],
+        'ray': '2.48.0',
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
         'driver_min': None,
         'driver_recommended': None,
@@ -218,6 +223,7 @@ RELEASES = [
         'image_chips': ['910b', '910_93', '310p'],
         'wheel_chips': None,
         'binds_cpus_on': [],
+        'ray': '2.48.0',
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
         'driver_min': None,
         'driver_recommended': '25.5',
@@ -248,6 +254,7 @@ RELEASES = [
         'image_chips': ['910b', '910_93', '310p'],
         'wheel_chips': None,
         'binds_cpus_on': ['aarch64'],
+        'ray': '2.48.0',
         # Every README from v0.11.0 to v0.23.0 lists "Atlas 300I Duo (Experimental)" (and the FAQ
         # "[Experimental] Atlas 300I Inference series"), v0.18.0 included.
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
@@ -278,6 +285,7 @@ RELEASES = [
         'image_chips': ['910b', '910_93', '310p'],
         'wheel_chips': None,
         'binds_cpus_on': ['aarch64'],
+        'ray': '2.48.0',
         # Upstream builds 0.23.0 for the Ascend 950 too (CANN 9.1.0-950 base image, -a5 image tag),
         # but this collection knows no HDK / CANN package names, PCI id or image suffix for it
         # yet, so it is not listed: preflight refuses it instead of installing 910b packages.
@@ -320,6 +328,7 @@ RELEASES = [
         'image_chips': ['910b', '910_93', '310p'],
         'wheel_chips': ['910b'],
         'binds_cpus_on': ['aarch64'],
+        'ray': '2.48.0',
         'chips': {
             '910b': 'supported',
             '910_93': 'supported',

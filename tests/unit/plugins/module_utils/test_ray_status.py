@@ -1,4 +1,4 @@
-"""ray status (Ray 2.58.0, captured on loopback) and the join check of the ray_cluster role."""
+"""ray status (Ray 2.58.0 and 2.48.0, captured on loopback) and the join check of the ray_cluster role."""
 import os
 
 import pytest
@@ -92,3 +92,35 @@ def test_placement_group_and_fractional_usage():
     status = rs.parse_status(text)
     assert status['active'] == ['node_a', 'node_a']
     assert status['used'] == {'CPU': 1.0, 'NPU': 0.5}
+
+
+# Ray 2.48.0, the version vllm-ascend's images install (fixtures/ray/2.48.0/README.txt).
+def fixture_248(name):
+    return fixture(os.path.join('2.48.0', name))
+
+
+def test_ray_2_48_two_nodes_with_their_hosts():
+    status = rs.parse_status(fixture_248('two_nodes_verbose.txt'))
+    assert status['ready'] and len(status['active']) == 2
+    assert status['total']['NPU'] == 16.0
+    assert sorted(node['host'] for node in status['nodes']) == ['node-a', 'node-b']
+    assert rs.join_check(status, {'node-a': 8, 'node-b': 8}) == {
+        'ok': True, 'joined': ['node-a', 'node-b'], 'missing': [], 'problems': [], 'total': 16}
+    plain = rs.parse_status(fixture_248('two_nodes.txt'))
+    assert plain['ready'] and len(plain['active']) == 2 and plain['nodes'] == []
+
+
+def test_ray_2_48_dead_worker_leaves_the_cluster():
+    status = rs.parse_status(fixture_248('worker_dead_verbose.txt'))
+    assert len(status['active']) == 1 and status['total']['NPU'] == 8.0
+    check = rs.join_check(status, {'node-a': 8, 'node-b': 8})
+    assert check['missing'] == ['node-b']
+    assert check['problems'] == ['node-b is not in the Ray cluster']
+    # Seconds after the kill the head still lists it: the wait must not stop at the first answer.
+    early = rs.parse_status(fixture_248('worker_killed_3s_verbose.txt'))
+    assert rs.join_check(early, {'node-a': 8, 'node-b': 8})['ok'] is True
+
+
+def test_ray_2_48_without_gcs_is_an_error():
+    with pytest.raises(rs.RayStatusError, match='first line: .*Failed to connect to GCS'):
+        rs.parse_status(fixture_248('no_gcs.txt'))

@@ -20,7 +20,7 @@ ROW_FIELDS = {
     'release', 'status', 'vllm', 'vllm_ascend', 'python_min', 'python_max', 'cann', 'torch',
     'torch_npu', 'torch_npu_source', 'triton_ascend', 'triton_ascend_excluded_chips', 'chips',
     'driver_min', 'driver_recommended', 'notes', 'pip_check_expected', 'pip_indexes', 'binds_cpus_on', 'image_chips',
-    'wheel_chips',
+    'wheel_chips', 'ray',
 }
 
 # vllm-ascend's versioning policy; torch-npu and triton-ascend as the published wheels require
@@ -164,3 +164,10 @@ def test_the_post_release_wheel_serves_a2_only_and_needs_the_ascend_mirror():
     assert row['wheel_chips'] == ['910b']
     assert row['pip_indexes'] == {'ascend-mirror': ['vllm-ascend==0.23.0.post1', 'triton-ascend==3.2.2']}
     assert [r['release'] for r in stack_matrix.RELEASES if r['wheel_chips'] is not None] == ['0.23.0.post1']
+
+
+def test_ray_is_what_the_upstream_images_install():
+    # Dockerfiles of v0.11.0 ... v0.23.0: ray>=2.47.1,<=2.48.0 (v0.9.1: ray>=2.47.1).
+    assert {row['release']: row['ray'] for row in stack_matrix.RELEASES} == dict(
+        (row['release'], '2.48.0') for row in stack_matrix.RELEASES)
+    assert resolve_stack('0.23.0')['ray'] == '2.48.0'
