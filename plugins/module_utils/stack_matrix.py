@@ -304,11 +304,13 @@ RELEASES = [
     {
         # v0.23.0.post1 (upstream's "v0.23.0 post release", 2026-09-21): vLLM 0.23.0 and the pins of
         # 0.23.0 (its PKG-INFO: the same torch, torch-npu, torchvision, torchaudio, triton-ascend,
-        # transformers), bug fixes in the 310P and v1 model runners. PyPI publishes only its sdist;
+        # transformers; memfabric_hybrid / memcache_hybrid now ==1.2.0, outside this stack's
+        # packages), bug fixes in the 310P and v1 model runners. PyPI publishes only its sdist;
         # the wheel is on Huawei's Ascend pip mirror, and its installation guide says of that route
         # "Currently, this installation method supports only A2. For A3, Atlas 300I DUO, Atlas
         # 200I Pro, or 950DT, use a pre-built image ... or source installation." Opt-in (status
-        # post); 0.23.0 stays the default.
+        # post); 0.23.0 stays the default. On A3 / 310P the venv method is refused rather than built
+        # from the sdist: with the mirror configured pip prefers its A2 wheel over PyPI's sdist.
         'release': '0.23.0.post1',
         'status': 'post',
         'vllm': '0.23.0',
