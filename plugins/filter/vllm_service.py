@@ -51,6 +51,18 @@ def vllm_binding_layer(stack, arch, numa_bind=True, additional_config=None):
     return _call(vs.binding_layer, stack, arch, numa_bind, additional_config)
 
 
+def vllm_env_lines(env, reader='systemd'):
+    return _call(vs.env_lines, env, reader)
+
+
+def vllm_env_problems(env, variable):
+    return _call(vs.env_problems, env, variable)
+
+
+def vllm_api_key_problems(key, variable='vllm_service_api_key'):
+    return _call(vs.api_key_problems, key, variable)
+
+
 def vllm_profile_release(releases, version):
     return _call(vs.profile_release, releases, version)
 
@@ -80,5 +92,8 @@ class FilterModule(object):
             'vllm_binding_layer': vllm_binding_layer,
             'vllm_hccl_expansion': vllm_hccl_expansion,
             'vllm_profile_release': vllm_profile_release,
+            'vllm_env_lines': vllm_env_lines,
+            'vllm_env_problems': vllm_env_problems,
+            'vllm_api_key_problems': vllm_api_key_problems,
             'vllm_container_plan': vllm_container_plan,
         }

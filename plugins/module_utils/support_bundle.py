@@ -21,8 +21,11 @@ _SECRET_NAME = (r'[A-Za-z0-9_.-]*(?:api[_-]?key|(?<![A-Za-z])token(?![A-Za-z])|p
                 r'|private[_-]?key)[A-Za-z0-9_.-]*')
 
 _PATTERNS = [
-    # KEY=value, KEY: value, "key": "value", key = 'value' (the value up to the end of the token)
-    (re.compile(r'''(?P<lead>["']?(?P<name>%s)["']?\s*[=:]\s*)(?P<q>["']?)(?P<value>[^\s"',;}]+)''' % _SECRET_NAME,
+    # KEY=value, KEY: value, "key": "value", key = 'value': a quoted value up to its closing quote
+    # (backslash escapes inside "...", as systemd EnvironmentFiles and JSON write them), an
+    # unquoted one up to the end of the token
+    (re.compile(r'''(?P<lead>["']?(?P<name>%s)["']?\s*[=:]\s*)(?P<q>["']?)'''
+                r'''(?P<value>(?<=")(?:[^"\\\n]|\\.)+|(?<=')[^'\n]+|[^\s"',;}]+)''' % _SECRET_NAME,
                 re.IGNORECASE), 'assignment'),
     # --api-key VALUE, --api-key=VALUE, --hf-token VALUE
     (re.compile(r'(?P<lead>--%s(?:=|\s+))(?P<q>["\']?)(?P<value>[^\s"\']+)' % _SECRET_NAME, re.IGNORECASE), 'option'),

@@ -241,8 +241,90 @@ def numa_binding(plan, devices, online_nodes=None):
     return {'cpus': _cpulist(cpus), 'numa_nodes': sorted(nodes), 'entries': count}
 
 
+# systemd.exec(5), EnvironmentFile=: an unquoted value has shell backslash escapes, and leading
+# or trailing whitespace is dropped; in a "..." value a backslash keeps a following " \ ` $
+# literally; a '...' value is verbatim. podman's --env-file (the container method) reads the rest
+# of the line as it is. Values of these characters are read the same by both, unquoted:
+_ENV_PLAIN_RE = re.compile(r'^[A-Za-z0-9_@%+=:,./~^*?!#&()\[\]{}<>|;-]*$')
+_ENV_NAME_RE = re.compile(r'^[A-Za-z_][A-Za-z0-9_]*$')
+_ENV_DQ_ESCAPE = re.compile(r'(["\\`$])')
+
+
+def env_problems(env, variable):
+    """What of ``env`` ({name: value}) no EnvironmentFile can carry, as messages naming
+    ``variable``: names that are not shell variable names, values with a newline, carriage
+    return or NUL (each would end the line and start another variable)."""
+    problems = []
+    for name in sorted(env or {}, key=str):
+        value = (env or {})[name]
+        if not _ENV_NAME_RE.match(str(name)):
+            problems.append('%s: %r is not an environment variable name (letters, digits, _; not starting with '
+                            'a digit)' % (variable, name))
+            continue
+        text = '' if value is None else str(value)
+        for char, label in (('\n', 'a newline'), ('\r', 'a carriage return'), ('\x00', 'a NUL byte')):
+            if char in text:
+                problems.append('%s.%s: the value has %s, which an EnvironmentFile cannot carry' % (variable, name, label))
+                break
+    return problems
+
+
+def api_key_problems(key, variable='vllm_service_api_key'):
+    """What keeps ``key`` from reaching the server as it is and matching what clients send,
+    naming ``variable`` (never the key): a newline, carriage return or NUL byte (the key file
+    is an EnvironmentFile line), whitespace at either end (HTTP clients strip it)."""
+    text = '' if key is None else str(key)
+    problems = [message.replace('environment.VLLM_API_KEY: the value', '%s: the key' % variable)
+                for message in env_problems({'VLLM_API_KEY': text}, 'environment')]
+    if not problems and text != text.strip():
+        problems.append('%s: the key begins or ends with whitespace, which HTTP clients strip from the '
+                        'Authorization header' % variable)
+    return problems
+
+
+def env_line(name, value, reader='systemd'):
+    """One ``NAME=value`` line that ``reader`` (``systemd`` or ``podman``) reads back as ``value``.
+
+    Plain values are written as they are (both readers agree on them); others are double-quoted
+    with ``" \\ ` $`` escaped for systemd, and written verbatim for podman's --env-file, which
+    does no unquoting. Raises ServiceError for what no file can carry (env_problems).
+    """
+    problems = env_problems({name: value}, 'environment')
+    if problems:
+        raise ServiceError(problems[0])
+    text = '' if value is None else str(value)
+    if reader == 'podman' or _ENV_PLAIN_RE.match(text):
+        return '%s=%s' % (name, text)
+    if reader != 'systemd':
+        raise ServiceError('unknown environment file reader %r (systemd or podman)' % (reader,))
+    return '%s="%s"' % (name, _ENV_DQ_ESCAPE.sub(r'\\\1', text))
+
+
+def env_lines(env, reader='systemd'):
+    """``env_line`` of every variable, sorted by name."""
+    return [env_line(name, (env or {})[name], reader) for name in sorted(env or {}, key=str)]
+
+
+def _unquote_double(text):
+    out = []
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char == '\\' and index + 1 < len(text) and text[index + 1] in '"\\`$':
+            out.append(text[index + 1])
+            index += 2
+            continue
+        out.append(char)
+        index += 1
+    return ''.join(out)
+
+
 def parse_env_file(text):
-    """KEY=value lines of a systemd EnvironmentFile -> dict (quotes removed, comments skipped)."""
+    """KEY=value lines of a systemd EnvironmentFile -> dict (comments skipped).
+
+    A "..." value loses its quotes and the backslashes before " \\ ` $ (systemd.exec); a '...'
+    value its quotes only; an unquoted value its surrounding whitespace.
+    """
     env = {}
     for raw in (text or '').splitlines():
         line = raw.strip()
@@ -253,7 +335,9 @@ def parse_env_file(text):
         if key.startswith('export '):
             key = key[len('export '):].strip()
         value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in '"\'':
+        if len(value) >= 2 and value[0] == value[-1] == '"':
+            value = _unquote_double(value[1:-1])
+        elif len(value) >= 2 and value[0] == value[-1] == "'":
             value = value[1:-1]
         env[key] = value
     return env

@@ -17,6 +17,11 @@ from ansible_collections.ascend.vllm.plugins.module_utils.support_bundle import 
     ('proxy=http://user:s3cr3t@proxy.example:3128', 'proxy=http://user:<redacted>@proxy.example:3128'),
     ('MODELSCOPE_SECRET_ACCESS=abc', 'MODELSCOPE_SECRET_ACCESS=<redacted>'),
     ('export access-token=t0k3n', 'export access-token=<redacted>'),
+    # A key with quotes as the vllm_service role writes it into its EnvironmentFile (systemd quoting):
+    # the whole quoted value goes, not just what comes before the first escaped quote.
+    ('VLLM_API_KEY="sandbox-\\"key\'s\\$0123456789"\n', 'VLLM_API_KEY="<redacted>"\n'),
+    ('{"api_key": "k-\\"12\\"34", "port": 8000}', '{"api_key": "<redacted>", "port": 8000}'),
+    ("TOKEN='a b c'", "TOKEN='<redacted>'"),
 ])
 def test_redact_secret_shapes(text, want):
     got, count = redact(text)

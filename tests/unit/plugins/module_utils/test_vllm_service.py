@@ -166,3 +166,43 @@ def test_container_plan_finds_the_chip_by_its_logic_id():
     assert vs.container_plan(chips, [0])['devices'][0] == '/dev/davinci0'
     with pytest.raises(vs.ServiceError, match='device 2 is not one of the 2 chips'):
         vs.container_plan(chips, [2])
+
+
+# systemd.exec(5), EnvironmentFile=: "..." values keep " \ ` $ after a backslash; unquoted
+# values lose backslashes and surrounding whitespace. Each value must read back as it was.
+@pytest.mark.parametrize('value', ['sandbox-key-0123456789', 'a"b', "it's", 'back\\slash', 'p$HOME', 'a b',
+                                   ' lead', 'tick`', 'expandable_segments:True', '', '#x;y=z', "'q'", '"dq"'])
+def test_env_lines_read_back_unchanged(value):
+    line = vs.env_line('K', value)
+    assert '\n' not in line
+    assert vs.parse_env_file(line) == {'K': value}
+    # podman's --env-file takes the rest of the line as it is.
+    assert vs.env_line('K', value, 'podman') == 'K=' + value
+
+
+def test_plain_values_stay_unquoted():
+    assert vs.env_lines({'B': '1', 'A': 'expandable_segments:True'}) == ['A=expandable_segments:True', 'B=1']
+    assert vs.env_line('K', 'a"b') == 'K="a\\"b"'
+    assert vs.env_line('K', 'p$HOME') == 'K="p\\$HOME"'
+
+
+def test_what_no_environment_file_can_carry_is_named_without_the_value():
+    assert vs.env_problems({'A': 'x\nINJECTED=1', '1B': 'c', 'C': 'ok', 'D': 'x\ry', 'E': 'x\x00'},
+                           'vllm_service_env') == [
+        "vllm_service_env: '1B' is not an environment variable name (letters, digits, _; not starting with a digit)",
+        'vllm_service_env.A: the value has a newline, which an EnvironmentFile cannot carry',
+        'vllm_service_env.D: the value has a carriage return, which an EnvironmentFile cannot carry',
+        'vllm_service_env.E: the value has a NUL byte, which an EnvironmentFile cannot carry']
+    with pytest.raises(vs.ServiceError, match='newline'):
+        vs.env_line('K', 'a\nINJECTED_BY_KEY=1')
+
+
+def test_api_key_problems():
+    assert vs.api_key_problems('secret\nINJECTED_BY_KEY=1') == [
+        'vllm_service_api_key: the key has a newline, which an EnvironmentFile cannot carry']
+    assert vs.api_key_problems(' secret') == [
+        'vllm_service_api_key: the key begins or ends with whitespace, which HTTP clients strip from the '
+        'Authorization header']
+    assert vs.api_key_problems('s"e\'c\\r$et') == []
+    assert vs.api_key_problems('') == []
+    assert all('secret' not in m for m in vs.api_key_problems('secret\n'))
