@@ -59,6 +59,10 @@ def vllm_env_problems(env, variable):
     return _call(vs.env_problems, env, variable)
 
 
+def vllm_name_problems(instance, model_name=None, repo=None):
+    return _call(vs.name_problems, instance, model_name, repo)
+
+
 def vllm_api_key_problems(key, variable='vllm_service_api_key'):
     return _call(vs.api_key_problems, key, variable)
 
@@ -95,5 +99,6 @@ class FilterModule(object):
             'vllm_env_lines': vllm_env_lines,
             'vllm_env_problems': vllm_env_problems,
             'vllm_api_key_problems': vllm_api_key_problems,
+            'vllm_name_problems': vllm_name_problems,
             'vllm_container_plan': vllm_container_plan,
         }

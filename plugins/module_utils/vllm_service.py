@@ -269,6 +269,35 @@ def env_problems(env, variable):
     return problems
 
 
+# What names become: the instance a systemd unit and file names (vllm-<instance>.service,
+# /etc/ascend-vllm/vllm-<instance>.env, /var/cache/vllm-<instance>), the model name a directory
+# under vllm_service_model_dir, the repository id a hub path <org>/<name>.
+_INSTANCE_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$')
+_DIR_NAME_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.+-]{0,127}$')
+_REPO_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$')
+
+
+def name_problems(instance, model_name=None, repo=None):
+    """Refusals for names that would not stay what they name: an instance that is no unit name
+    (systemd cannot load vllm-a;b.service), a model name that leaves the model directory
+    (``../../opt/x``) or nests (``a/b``), a repository id that is not ``<org>/<name>``. Empty
+    model name and repository mean the profile's, which are checked by the unit tests."""
+    problems = []
+    text = '' if instance is None else str(instance)
+    if not _INSTANCE_RE.match(text):
+        problems.append('vllm_service_instance %r is not a unit name part: 1-64 letters, digits, "_", "." or "-", '
+                        'starting with a letter or digit (it names vllm-<instance>.service and its files)' % text)
+    text = '' if model_name is None else str(model_name)
+    if text and (not _DIR_NAME_RE.match(text) or '..' in text):
+        problems.append('vllm_service_model_name %r is not one directory name: letters, digits, "_", ".", "+" or "-", '
+                        'no "/" and no ".." (it names the directory under vllm_service_model_dir)' % text)
+    text = '' if repo is None else str(repo)
+    if text and (not _REPO_RE.match(text) or '..' in text):
+        problems.append('vllm_service_model_repo %r is not a repository id <org>/<name> (letters, digits, "_", "." '
+                        'or "-" on each side, no "..")' % text)
+    return problems
+
+
 def api_key_problems(key, variable='vllm_service_api_key'):
     """What keeps ``key`` from reaching the server as it is and matching what clients send,
     naming ``variable`` (never the key): a newline, carriage return or NUL byte (the key file

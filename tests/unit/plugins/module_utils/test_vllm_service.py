@@ -206,3 +206,25 @@ def test_api_key_problems():
     assert vs.api_key_problems('s"e\'c\\r$et') == []
     assert vs.api_key_problems('') == []
     assert all('secret' not in m for m in vs.api_key_problems('secret\n'))
+
+
+def test_names_that_would_not_stay_what_they_name_are_refused():
+    assert vs.name_problems('main', 'DeepSeek-R1-Distill-Qwen-7B', 'deepseek-ai/DeepSeek-R1-Distill-Qwen-7B') == []
+    assert vs.name_problems('r1.w8a8_2', '', '') == []
+    assert vs.name_problems('a; b') == [
+        "vllm_service_instance 'a; b' is not a unit name part: 1-64 letters, digits, \"_\", \".\" or \"-\", starting "
+        "with a letter or digit (it names vllm-<instance>.service and its files)"]
+    for bad in ('../../../../opt/evil', 'a/b', '..', '.hidden', 'x..y'):
+        assert [p.split(' ')[0] for p in vs.name_problems('main', bad)] == ['vllm_service_model_name'], bad
+    for bad in ('org', 'a/b/c', '../x', 'org/..', '/abs'):
+        assert [p.split(' ')[0] for p in vs.name_problems('main', None, bad)] == ['vllm_service_model_repo'], bad
+    assert len(vs.name_problems('', 'a/b', 'x')) == 3
+
+
+def test_every_profile_name_passes():
+    import yaml
+    from pathlib import Path
+    profiles = yaml.safe_load((Path(__file__).resolve().parents[4] / 'roles' / 'vllm_service' / 'vars' / 'main.yml')
+                              .read_text())['__vllm_service_profiles']
+    for name, profile in profiles.items():
+        assert vs.name_problems('main', profile['model_name'], profile['repo']) == [], name
