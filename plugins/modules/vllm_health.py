@@ -138,6 +138,10 @@ def _request(url, api_key=None, data=None, timeout=30):
         return exc.code, text
     except (URLError, OSError, IOError) as exc:
         return None, to_native(getattr(exc, 'reason', exc))
+    except ValueError:
+        # http.client refuses a header value with a line break and quotes it in the message:
+        # the key must not reach the output, so the reason is given without it.
+        return None, 'the request could not be sent (a header value is not valid HTTP)'
 
 
 class Gate(object):
@@ -231,6 +235,9 @@ def main():
         ),
         supports_check_mode=True,
     )
+    key = module.params['api_key'] or ''
+    if any(char in key for char in '\r\n\x00'):
+        module.fail_json(msg='vllm_health: api_key has a line break or NUL byte, which no HTTP header can carry')
     Gate(module).run()
 
 
