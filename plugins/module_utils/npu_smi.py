@@ -658,6 +658,8 @@ def empty_facts():
         'healthy': False,
         'chips': [],
         'processes': [],
+        # Why `npu-smi info` failed, when the facts came from the PCI bus instead (on_failure='pci').
+        'npu_smi_error': None,
     }
 
 
@@ -666,8 +668,16 @@ def _run(run, argv):
     return rc, out or '', err or ''
 
 
+def _pci_facts(facts, devices):
+    if devices:
+        facts['present'] = True
+        facts['npu_count'] = len(devices)
+        facts['chip_count'] = len(devices)
+    return facts
+
+
 def gather_npu_facts(run, npu_smi, install_path=DEFAULT_INSTALL_PATH, sysfs_root='/sys',
-                     gather=()):
+                     gather=(), on_failure='fail'):
     """Collect ``ascend_npu`` facts.
 
     ``run(argv) -> (rc, stdout, stderr)`` executes commands (injected so tests can count
@@ -685,9 +695,7 @@ def gather_npu_facts(run, npu_smi, install_path=DEFAULT_INSTALL_PATH, sysfs_root
     facts['chip_family'] = chip_family(devices)
     if not npu_smi:
         if devices:
-            facts['present'] = True
-            facts['npu_count'] = len(devices)
-            facts['chip_count'] = len(devices)
+            _pci_facts(facts, devices)
             warnings.append(
                 'found %d Ascend NPU PCI function(s) (%s) but no npu-smi: the NPU driver is not '
                 'installed (or %s/driver/tools is missing)'
@@ -698,7 +706,13 @@ def gather_npu_facts(run, npu_smi, install_path=DEFAULT_INSTALL_PATH, sysfs_root
     argv = [npu_smi, 'info']
     rc, out, err = _run(run, argv)
     if rc != 0:
-        raise CommandFailed(argv, rc, out, err)
+        if on_failure != 'pci':
+            raise CommandFailed(argv, rc, out, err)
+        # An installed driver that does not run (unfinished install, pending reboot): the PCI bus
+        # still tells what is there, and the roles that repair it need those facts fresh.
+        facts['npu_smi_error'] = describe_failure(argv, rc, out, err)
+        warnings.append('%s; NPUs read from the PCI bus' % facts['npu_smi_error'])
+        return _pci_facts(facts, devices), warnings
     table = parse_info(out)
     warnings.extend(table['warnings'])
     chips = table['chips']

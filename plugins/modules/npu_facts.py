@@ -56,6 +56,16 @@ options:
       - Fail when no NPU is found (neither npu-smi nor an Ascend PCI function).
     type: bool
     default: false
+  on_npu_smi_failure:
+    description:
+      - What a failing C(npu-smi info) does.
+      - V(fail) fails the module, naming the command, its exit status and stderr.
+      - V(pci) returns the facts the PCI bus gives (as without npu-smi: C(present), the counts, C(chip_family)),
+        with C(npu_smi_error) set and a warning - for roles that repair a driver which is installed but not
+        running (an unfinished install, a pending reboot).
+    type: str
+    choices: [fail, pci]
+    default: fail
   sysfs_root:
     description:
       - Root of sysfs, where PCI devices are read (C(<sysfs_root>/bus/pci/devices)) for the
@@ -140,6 +150,7 @@ ansible_facts:
             name: python3
             memory_mb: 5175
             container_pid: null
+        npu_smi_error: null
       returned: always
       type: dict
       contains:
@@ -155,6 +166,12 @@ ansible_facts:
           description: Version in the header of the C(npu-smi info) table.
           type: str
           sample: 24.1.0
+        npu_smi_error:
+          description:
+            - Why C(npu-smi info) failed (command, exit status, stderr) when O(on_npu_smi_failure=pci) read the PCI
+              bus instead; null otherwise.
+          type: str
+          sample: null
         driver_version:
           description: C(Version=) of C(<install_path>/driver/version.info), else null.
           type: str
@@ -309,6 +326,7 @@ def main():
             install_path=dict(type='path', default=DEFAULT_INSTALL_PATH),
             gather=dict(type='list', elements='str', choices=list(GATHER_CHOICES), default=[]),
             required=dict(type='bool', default=False),
+            on_npu_smi_failure=dict(type='str', choices=['fail', 'pci'], default='fail'),
             sysfs_root=dict(type='path', default='/sys'),
         ),
         supports_check_mode=True,
@@ -324,6 +342,7 @@ def main():
             install_path=params['install_path'],
             sysfs_root=params['sysfs_root'],
             gather=params['gather'],
+            on_failure=params['on_npu_smi_failure'],
         )
     except CommandFailed as exc:
         module.fail_json(msg=str(exc), cmd=exc.argv, rc=exc.rc, stdout=exc.stdout, stderr=exc.stderr)

@@ -44,7 +44,7 @@ def test_a2_facts(recording_runner, fixture_text, tmp_path):
     assert facts == {
         'present': True, 'npu_smi_path': NPU_SMI, 'npu_smi_version': '24.1.0',
         'driver_version': None, 'firmware_version': None, 'npu_count': 8, 'chip_count': 8,
-        'chip_name': '910B2', 'soc_version': 'ascend910b2', 'healthy': True, 'processes': [],
+        'chip_name': '910B2', 'soc_version': 'ascend910b2', 'healthy': True, 'processes': [], 'npu_smi_error': None,
         'chip_family': None,   # no PCI tree in tmp_path
     }
     assert [c['bus_id'] for c in chips] == [
@@ -216,6 +216,7 @@ def test_no_npu_smi_and_no_pci_device_is_absent_not_an_error(recording_runner, s
         'present': False, 'npu_smi_path': None, 'npu_smi_version': None, 'driver_version': None,
         'firmware_version': None, 'npu_count': 0, 'chip_count': 0, 'chip_name': None,
         'soc_version': None, 'healthy': False, 'chips': [], 'processes': [], 'chip_family': None,
+        'npu_smi_error': None,
     }
 
 
@@ -234,3 +235,16 @@ def test_sysfs_root_is_only_read(recording_runner, fixture_text, kunpeng, tmp_pa
     before = sorted(os.walk(kunpeng.root))
     gather(recording_runner({('info',): fixture_text('910B2_24.1.0_1.txt')}), tmp_path, sysfs_root=kunpeng.root)
     assert sorted(os.walk(kunpeng.root)) == before
+
+
+def test_a_failing_npu_smi_reads_the_pci_bus_when_asked(recording_runner, kunpeng, tmp_path):
+    # An installed driver that does not run: npu-smi fails, the PCI bus still names the NPUs.
+    runner = recording_runner({('info',): (8, '', 'dcmi module initialize failed. ret is -8005\n')})
+    facts, warnings = gather_npu_facts(runner, NPU_SMI, install_path=str(tmp_path), sysfs_root=kunpeng.root,
+                                       on_failure='pci')
+    assert (facts['present'], facts['npu_count'], facts['chip_family'], facts['chips']) == (True, 8, '910b', [])
+    assert facts['npu_smi_path'] == NPU_SMI
+    assert facts['npu_smi_error'] == '`%s info` failed with rc=8: dcmi module initialize failed. ret is -8005' % NPU_SMI
+    assert warnings == [facts['npu_smi_error'] + '; NPUs read from the PCI bus']
+    with pytest.raises(CommandFailed):
+        gather_npu_facts(runner, NPU_SMI, install_path=str(tmp_path), sysfs_root=kunpeng.root)

@@ -34,7 +34,7 @@ def a2_facts(npu_smi, numa=True, soc='ascend910b2'):
         'chip_family': '910b' if numa else None,
         'present': True, 'npu_smi_path': npu_smi, 'npu_smi_version': '24.1.0',
         'driver_version': None, 'firmware_version': None, 'npu_count': 8, 'chip_count': 8,
-        'chip_name': '910B2', 'soc_version': soc, 'healthy': True, 'processes': [],
+        'chip_name': '910B2', 'soc_version': soc, 'healthy': True, 'processes': [], 'npu_smi_error': None,
         'chips': [{
             'npu_id': npu, 'chip_id': 0, 'device_id': None, 'phy_id': None, 'name': '910B2',
             'health': 'OK', 'power_w': power, 'temp_c': temp, 'hugepages_used': 0,
@@ -135,6 +135,17 @@ def test_npu_smi_info_failure(run_module, fake_npu_smi, tmp_path):
     assert result['msg'] == ('`%s info` failed with rc=2: Error: the command info is not supported '
                              'on this device.' % path)
     assert result['rc'] == 2
+
+
+def test_npu_smi_info_failure_read_from_the_pci_bus(run_module, fake_npu_smi, kunpeng):
+    path = fake_npu_smi({})
+    failed, result = run_module(npu_facts, {'npu_smi_path': path, 'sysfs_root': kunpeng.root,
+                                            'on_npu_smi_failure': 'pci'})
+    assert not failed
+    facts = result['ansible_facts']['ascend_npu']
+    assert (facts['present'], facts['chip_count'], facts['chip_family']) == (True, 8, '910b')
+    assert facts['npu_smi_error'] == ('`%s info` failed with rc=2: Error: the command info is not supported '
+                                      'on this device.' % path)
 
 
 def test_npu_smi_path_that_is_not_executable(run_module, tmp_path):
