@@ -31,7 +31,9 @@ options:
     required: true
     suboptions:
       device:
-        description: Device id, as C(hccn_tool -i) takes it - the physical id (C(Phy-ID) of npu-smi), which the logic id stands in for where npu-smi prints none.
+        description:
+          - Device id, as C(hccn_tool -i) takes it - the physical id (C(Phy-ID) of npu-smi), which the logic id
+            stands in for where npu-smi prints none.
         type: int
         required: true
       address:

@@ -42,7 +42,8 @@ options:
     description:
       - Extra npu-smi queries.
       - V(topo) (one call) fills C(cpu_affinity) of every chip.
-      - V(mapping) (one call, C(npu-smi info -m)) fills C(device_id), the logic id, and C(phy_id) where the table has none and C(-m) prints a C(Chip Phy-ID) column.
+      - V(mapping) (one call, C(npu-smi info -m)) fills C(device_id), the logic id, and C(phy_id) where the table
+        has none and C(-m) prints a C(Chip Phy-ID) column.
       - V(board), V(memory), V(health), V(usages), V(power), V(temp) run
         C(npu-smi info -t <name> -i <npu> -c <chip>) once per chip and store the key/value
         output in C(chips[].details.<name>). When the first chip's query fails the remaining
@@ -60,8 +61,8 @@ options:
     description:
       - What a failing C(npu-smi info) does.
       - V(fail) fails the module, naming the command, its exit status and stderr.
-      - V(pci) returns the facts the PCI bus gives (as without npu-smi: C(present), the counts, C(chip_family)),
-        with C(npu_smi_error) set and a warning - for roles that repair a driver which is installed but not
+      - V(pci) returns the facts the PCI bus gives (as without npu-smi - C(present), the counts, C(chip_family)),
+        with C(npu_smi_error) set and a warning; for roles that repair a driver which is installed but not
         running (an unfinished install, a pending reboot).
     type: str
     choices: [fail, pci]

@@ -27,8 +27,8 @@ def chip_mapping_text(info_text, logic_ids=None):
     ids = list(logic_ids) if logic_ids is not None else list(range(len(chips)))
     lines = ['        %-30s %-30s %-30s %-30s' % ('NPU ID', 'Chip ID', 'Chip Logic ID', 'Chip Name')]
     for chip, logic in zip(chips, ids):
-        lines.append('        %-30s %-30s %-30s %-30s' % (chip['npu_id'], chip['chip_id'], logic,
-                                                         'Ascend ' + (chip['name'] or '')))
+        cells = (chip['npu_id'], chip['chip_id'], logic, 'Ascend ' + (chip['name'] or ''))
+        lines.append('        %-30s %-30s %-30s %-30s' % cells)
     return '\n'.join(lines) + '\n'
 
 

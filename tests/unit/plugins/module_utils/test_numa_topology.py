@@ -237,7 +237,6 @@ def test_a2_binding_follows_logical_ids_through_the_bus(sysfs, recording_runner,
     assert numa_binding(groups, [0, 1, 2, 3]) == {'cpus': '96-119,144-167', 'numa_nodes': [4, 6], 'entries': 2}
 
 
-
 def test_logic_ids_come_from_the_chip_mapping_not_the_table_order(kunpeng, recording_runner, chip_mapping):
     """``npu-smi info -m`` names the logic id of every chip; the table position is only the
     fallback. Reversed ids here, so that reading positions instead fails."""
