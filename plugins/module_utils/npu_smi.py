@@ -544,6 +544,13 @@ def parse_chip_mapping(text):
     return rows
 
 
+def chip_mapping_by_chip(text):
+    """``npu-smi info -m`` rows of the chips that have a logic id, keyed by ``(npu_id, chip_id)``
+    (the MCU rows, without one, are left out)."""
+    return dict(((row['npu_id'], row['chip_id']), row)
+                for row in parse_chip_mapping(text) if row['logic_id'] is not None)
+
+
 _NPU_COLUMN_RE = re.compile(r'^NPU(\d+)$')
 
 
@@ -753,8 +760,7 @@ def gather_npu_facts(run, npu_smi, install_path=DEFAULT_INSTALL_PATH, sysfs_root
     if 'mapping' in gather:
         text = sub_query(['-m'], 'device_id (logic id) left null')
         if text is not None:
-            rows = dict(((row['npu_id'], row['chip_id']), row)
-                        for row in parse_chip_mapping(text) if row['logic_id'] is not None)
+            rows = chip_mapping_by_chip(text)
             for chip in chips:
                 row = rows.get((chip['npu_id'], chip['chip_id']))
                 if row is not None:

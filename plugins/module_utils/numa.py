@@ -16,7 +16,7 @@ import re
 from ansible_collections.ascend.vllm.plugins.module_utils.command import describe_failure
 from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import (
     NpuSmiParseError,
-    parse_chip_mapping,
+    chip_mapping_by_chip,
     parse_info,
     parse_topo,
 )
@@ -272,11 +272,10 @@ def _attach_logic_ids(chips, run, npu_smi, warnings):
     if rc != 0:
         warnings.append('%s; logic ids taken from the table order' % describe_failure(argv, rc, out, err))
         return
-    logic = dict(((row['npu_id'], row['chip_id']), row['logic_id'])
-                 for row in parse_chip_mapping(out) if row['logic_id'] is not None)
+    rows = chip_mapping_by_chip(out)
     for chip in chips:
-        if chip['device_id'] is None:
-            chip['device_id'] = logic.get((chip['npu_id'], chip['chip_id']))
+        if chip['device_id'] is None and (chip['npu_id'], chip['chip_id']) in rows:
+            chip['device_id'] = rows[(chip['npu_id'], chip['chip_id'])]['logic_id']
 
 
 def gather_numa_facts(sysfs_root='/sys', run=None, npu_smi=None, gather_topo=True,

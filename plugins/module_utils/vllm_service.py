@@ -174,6 +174,19 @@ def binding_layer(stack, arch, numa_bind=True, additional_config=None):
 _AIV_FAMILIES = {'910_93': 'any', '910b': 'single'}
 
 
+def hccl_expansion_mode(family, multinode=False):
+    """``HCCL_OP_EXPANSION_MODE`` for a service on ``family`` chips: ``AIV`` or None (CANN's default).
+
+    A2 across servers gets None: its AIV mode does not cover cross-server AlltoAllV, and
+    vllm-ascend's two-node A2 tutorials (DeepSeek-R1, DeepSeek-V3.1 at v0.23.0) set no expansion
+    mode while their A3 commands set AIV.
+    """
+    scope = _AIV_FAMILIES.get(family)
+    if scope == 'any' or (scope == 'single' and not multinode):
+        return 'AIV'
+    return None
+
+
 _POST_RE = re.compile(r'^(?P<base>.+?)\.post\d+$')
 
 
@@ -191,19 +204,6 @@ def profile_release(releases, version):
     if match and match.group('base') in releases:
         return releases[match.group('base')]
     return {}
-
-
-def hccl_expansion_mode(family, multinode=False):
-    """``HCCL_OP_EXPANSION_MODE`` for a service on ``family`` chips: ``AIV`` or None (CANN's default).
-
-    A2 across servers gets None: its AIV mode does not cover cross-server AlltoAllV, and
-    vllm-ascend's two-node A2 tutorials (DeepSeek-R1, DeepSeek-V3.1 at v0.23.0) set no expansion
-    mode while their A3 commands set AIV.
-    """
-    scope = _AIV_FAMILIES.get(family)
-    if scope == 'any' or (scope == 'single' and not multinode):
-        return 'AIV'
-    return None
 
 
 def numa_binding(plan, devices, online_nodes=None):
@@ -250,6 +250,17 @@ _ENV_NAME_RE = re.compile(r'^[A-Za-z_][A-Za-z0-9_]*$')
 _ENV_DQ_ESCAPE = re.compile(r'(["\\`$])')
 
 
+_LINE_BREAKS = (('\n', 'a newline'), ('\r', 'a carriage return'), ('\x00', 'a NUL byte'))
+
+
+def _line_break(text):
+    """What in ``text`` would end an EnvironmentFile line ('a newline', ...), else None."""
+    for char, label in _LINE_BREAKS:
+        if char in text:
+            return label
+    return None
+
+
 def env_problems(env, variable):
     """What of ``env`` ({name: value}) no EnvironmentFile can carry, as messages naming
     ``variable``: names that are not shell variable names, values with a newline, carriage
@@ -261,11 +272,9 @@ def env_problems(env, variable):
             problems.append('%s: %r is not an environment variable name (letters, digits, _; not starting with '
                             'a digit)' % (variable, name))
             continue
-        text = '' if value is None else str(value)
-        for char, label in (('\n', 'a newline'), ('\r', 'a carriage return'), ('\x00', 'a NUL byte')):
-            if char in text:
-                problems.append('%s.%s: the value has %s, which an EnvironmentFile cannot carry' % (variable, name, label))
-                break
+        label = _line_break('' if value is None else str(value))
+        if label:
+            problems.append('%s.%s: the value has %s, which an EnvironmentFile cannot carry' % (variable, name, label))
     return problems
 
 
@@ -303,12 +312,13 @@ def api_key_problems(key, variable='vllm_service_api_key'):
     naming ``variable`` (never the key): a newline, carriage return or NUL byte (the key file
     is an EnvironmentFile line), whitespace at either end (HTTP clients strip it)."""
     text = '' if key is None else str(key)
-    problems = [message.replace('environment.VLLM_API_KEY: the value', '%s: the key' % variable)
-                for message in env_problems({'VLLM_API_KEY': text}, 'environment')]
-    if not problems and text != text.strip():
-        problems.append('%s: the key begins or ends with whitespace, which HTTP clients strip from the '
-                        'Authorization header' % variable)
-    return problems
+    label = _line_break(text)
+    if label:
+        return ['%s: the key has %s, which an EnvironmentFile cannot carry' % (variable, label)]
+    if text != text.strip():
+        return ['%s: the key begins or ends with whitespace, which HTTP clients strip from the '
+                'Authorization header' % variable]
+    return []
 
 
 def env_line(name, value, reader='systemd'):
@@ -318,14 +328,14 @@ def env_line(name, value, reader='systemd'):
     with ``" \\ ` $`` escaped for systemd, and written verbatim for podman's --env-file, which
     does no unquoting. Raises ServiceError for what no file can carry (env_problems).
     """
+    if reader not in ('systemd', 'podman'):
+        raise ServiceError('unknown environment file reader %r (systemd or podman)' % (reader,))
     problems = env_problems({name: value}, 'environment')
     if problems:
         raise ServiceError(problems[0])
     text = '' if value is None else str(value)
     if reader == 'podman' or _ENV_PLAIN_RE.match(text):
         return '%s=%s' % (name, text)
-    if reader != 'systemd':
-        raise ServiceError('unknown environment file reader %r (systemd or podman)' % (reader,))
     return '%s="%s"' % (name, _ENV_DQ_ESCAPE.sub(r'\\\1', text))
 
 
