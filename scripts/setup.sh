@@ -29,4 +29,5 @@ log "creating toolchain virtualenv in $VENV"
 "$python" -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$REPO_ROOT/requirements-dev.txt"
 echo "$want" > "$stamp"
-"$VENV/bin/ansible" --version | head -1
+# sed reads the whole output: head would close the pipe early, and ansible fails on the broken pipe.
+"$VENV/bin/ansible" --version | sed -n 1p
