@@ -45,6 +45,18 @@ def stack_resolve(release=None, overrides=None, allow_unlisted=False):
     return _call(stack_utils.resolve_stack, release, overrides, allow_unlisted)
 
 
+def stack_resolution(release=None, overrides=None, allow_unlisted=False):
+    """{stack, error}: the resolved stack and '', or None and the resolver's message; never fails.
+
+    For the one place that resolves the stack of a run (the node_facts role): preflight reports the
+    message among its other findings, every other role refuses with it before changing anything.
+    """
+    try:
+        return {'stack': stack_utils.resolve_stack(release, overrides, allow_unlisted), 'error': ''}
+    except stack_utils.StackError as exc:
+        return {'stack': None, 'error': str(exc)}
+
+
 def stack_matrix(release=None):
     """The whole matrix (input None, '' or 'all'), or one release's row."""
     if release is None or (isinstance(release, str) and release.strip().lower() in ('', 'all')):
@@ -66,6 +78,11 @@ def ascend_version_compare(left, right, operator=None):
 def stack_package_names(stack, chip, arch):
     """CANN package file names (toolkit, ops, nnal) of a stack for a chip family and arch."""
     return _call(stack_utils.package_names, stack, chip, arch)
+
+
+def stack_hdk_packages(version, chip, arch, firmware=None):
+    """HDK driver and firmware file names (see module_utils.stack.hdk_packages); never fails."""
+    return stack_utils.hdk_packages(version, chip, arch, firmware)
 
 
 def stack_chip_support(stack, chip):
@@ -100,9 +117,11 @@ class FilterModule(object):
     def filters(self):
         return {
             'stack_resolve': stack_resolve,
+            'stack_resolution': stack_resolution,
             'stack_matrix': stack_matrix,
             'ascend_version_compare': ascend_version_compare,
             'stack_package_names': stack_package_names,
+            'stack_hdk_packages': stack_hdk_packages,
             'stack_chip_support': stack_chip_support,
             'stack_python_ok': stack_python_ok,
             'stack_driver_check': stack_driver_check,

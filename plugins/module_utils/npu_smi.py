@@ -29,6 +29,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.pci import (
     chip_family,
     list_npu_devices,
     normalize_bus_id,
+    pci_functions,
     read_numa_node,
     read_text,
 )
@@ -667,6 +668,8 @@ def empty_facts():
         'processes': [],
         # Why `npu-smi info` failed, when the facts came from the PCI bus instead (on_failure='pci').
         'npu_smi_error': None,
+        # The NPU functions of the PCI bus with their chip family (pci.pci_functions), driver or not.
+        'pci_functions': [],
     }
 
 
@@ -700,6 +703,7 @@ def gather_npu_facts(run, npu_smi, install_path=DEFAULT_INSTALL_PATH, sysfs_root
 
     devices = list_npu_devices(sysfs_root)
     facts['chip_family'] = chip_family(devices)
+    facts['pci_functions'] = pci_functions(devices)
     if not npu_smi:
         if devices:
             _pci_facts(facts, devices)

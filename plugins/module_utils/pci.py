@@ -11,15 +11,15 @@ import re
 
 HUAWEI_VENDOR_ID = '0x19e5'
 
-# Device ids of Ascend NPUs: 310, 310B (d105/d107), 310P, 910, 910B, 910_93.
-NPU_DEVICE_IDS = frozenset(['0xd100', '0xd105', '0xd107', '0xd500', '0xd801', '0xd802', '0xd803'])
-
 # Chip family of each NPU device id: the names the vendor packages use (Ascend-hdk-910b-...,
 # Ascend-cann-910_93-ops...). Known with or without a driver, from the PCI bus alone.
 NPU_FAMILIES = {
     '0xd100': '310', '0xd105': '310b', '0xd107': '310b', '0xd500': '310p',
     '0xd801': '910', '0xd802': '910b', '0xd803': '910_93',
 }
+
+# Device ids of Ascend NPUs: 310, 310B (d105/d107), 310P, 910, 910B, 910_93.
+NPU_DEVICE_IDS = frozenset(NPU_FAMILIES)
 
 # Kunpeng servers carry many other Huawei functions (NICs, SAS, ZIP/SEC engines, USB), so the
 # vendor id alone is not enough. Unknown future NPUs are still recognised by class "processing
@@ -87,6 +87,14 @@ def is_npu_function(vendor, device, pci_class):
     if device in NPU_DEVICE_IDS:
         return True
     return pci_class.startswith(_ACCELERATOR_CLASS_PREFIX) and device.startswith('0xd')
+
+
+def pci_functions(devices):
+    """``[{bus_id, device, family}]`` of ``devices`` (list_npu_devices): the family of each device id
+    (NPU_FAMILIES), None for an Ascend-style id this module does not know. The one place the roles
+    learn the chip family from the PCI bus."""
+    return [{'bus_id': device['bus_id'], 'device': device['device'],
+             'family': NPU_FAMILIES.get((device.get('device') or '').lower())} for device in devices]
 
 
 def chip_family(devices):

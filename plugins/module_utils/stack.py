@@ -68,6 +68,22 @@ _OPS_PACKAGE = {
     '910_93': 'Ascend-cann-A3-ops',
     '310p': 'Ascend-cann-310p-ops',
 }
+# HDK (NPU driver and firmware) packages, per chip family: the file name prefix (the A3 packages are
+# published as Atlas-A3-...), the firmware shipped in the same HDK release as each driver (vendor
+# download lists), and the driver's spelling of the architecture (x86_64 with a dash).
+_HDK_PREFIX = {
+    '910b': 'Ascend-hdk-910b-npu',
+    '910_93': 'Atlas-A3-hdk-npu',
+    '310p': 'Ascend-hdk-310p-npu',
+}
+HDK_FIRMWARE = {
+    '24.1.rc3': '7.5.0.1.129',
+    '25.0.rc1.1': '7.7.0.1.231',
+    '25.5.0': '7.8.0.5.216',
+    '25.5.2': '7.8.0.7.220',
+    '26.0.rc1': '9.0.0.0.205',
+}
+_HDK_ARCH = {'x86_64': 'x86-64', 'aarch64': 'aarch64'}
 ARCH_ALIASES = {
     'x86_64': 'x86_64',
     'amd64': 'x86_64',
@@ -673,6 +689,27 @@ def _arch(arch):
     if value not in ARCH_ALIASES:
         raise StackError('architecture %r is not one of: x86_64, aarch64' % (arch,))
     return ARCH_ALIASES[value]
+
+
+def hdk_packages(version, chip, arch, firmware=None):
+    """File names of the HDK driver ``version`` and its firmware for a chip family and arch.
+
+    Returns ``{driver, firmware, firmware_version, chips, archs}``: ``firmware_version`` is
+    ``firmware`` when given, else the one shipped with ``version`` (HDK_FIRMWARE), else '';
+    a name is '' when the chip family, the architecture or the firmware version is not known,
+    so the caller can report every problem at once; ``chips`` and ``archs`` are the known ones.
+    """
+    version = '' if version is None else str(version)
+    firmware_version = str(firmware) if firmware else HDK_FIRMWARE.get(version.lower(), '')
+    prefix = _HDK_PREFIX.get(chip_family(chip) if chip else None)
+    machine = _HDK_ARCH.get(arch)
+    return {
+        'driver': '%s-driver_%s_linux-%s.run' % (prefix, version, machine) if prefix and machine and version else '',
+        'firmware': '%s-firmware_%s.run' % (prefix, firmware_version) if prefix and firmware_version else '',
+        'firmware_version': firmware_version,
+        'chips': sorted(_HDK_PREFIX),
+        'archs': sorted(_HDK_ARCH),
+    }
 
 
 def package_names(stack, chip, arch):

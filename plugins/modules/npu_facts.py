@@ -167,6 +167,14 @@ ansible_facts:
           description: Version in the header of the C(npu-smi info) table.
           type: str
           sample: 24.1.0
+        pci_functions:
+          description:
+            - The Ascend NPU functions of the PCI bus in address order, with or without a driver - C(bus_id),
+              C(device) (the PCI device id) and C(family) (its chip family as in RV(ansible_facts.ascend_npu.chip_family),
+              null for an Ascend-style device id this collection does not know).
+          type: list
+          elements: dict
+          sample: [{bus_id: "0000:c1:00.0", device: "0xd802", family: 910b}]
         npu_smi_error:
           description:
             - Why C(npu-smi info) failed (command, exit status, stderr) when O(on_npu_smi_failure=pci) read the PCI

@@ -20,8 +20,8 @@ from ansible_collections.ascend.vllm.plugins.module_utils.stack import resolve_s
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))))
 FILTERS = FilterModule().filters()
-FILTER_NAMES = ['ascend_version_compare', 'stack_chip_support', 'stack_driver_check', 'stack_matrix',
-                'stack_package_names', 'stack_pip_plan', 'stack_python_ok', 'stack_resolve']
+FILTER_NAMES = ['ascend_version_compare', 'stack_chip_support', 'stack_driver_check', 'stack_hdk_packages', 'stack_matrix',
+                'stack_package_names', 'stack_pip_plan', 'stack_python_ok', 'stack_resolution', 'stack_resolve']
 
 
 def test_filter_names():
@@ -51,6 +51,39 @@ def test_stack_resolve_error_is_a_filter_error():
     assert info.value.message == (
         'ascend_stack_overrides: cann=8.5.1 does not go with vllm_ascend=0.23.0 (0.23.0 needs cann 9.1.0; '
         'cann 8.5.1 belongs to vllm_ascend 0.18.0). Set ascend_stack_allow_unlisted: true to accept it.')
+
+
+def test_stack_resolution_returns_the_stack_or_the_message():
+    assert FILTERS['stack_resolution']('0.18.0', {}, False) == {'stack': resolve_stack('0.18.0'), 'error': ''}
+    assert FILTERS['stack_resolution']('0.23.0', {'cann': '8.5.1'}) == {
+        'stack': None,
+        'error': 'ascend_stack_overrides: cann=8.5.1 does not go with vllm_ascend=0.23.0 (0.23.0 needs cann 9.1.0; '
+                 'cann 8.5.1 belongs to vllm_ascend 0.18.0). Set ascend_stack_allow_unlisted: true to accept it.'}
+    assert FILTERS['stack_resolution']('0.99.0')['error'].startswith("ascend_stack_release: unknown release '0.99.0'")
+
+
+@pytest.mark.parametrize('version, chip, arch, firmware, driver, firmware_file', [
+    ('25.5.2', '910b', 'aarch64', None, 'Ascend-hdk-910b-npu-driver_25.5.2_linux-aarch64.run',
+     'Ascend-hdk-910b-npu-firmware_7.8.0.7.220.run'),
+    ('25.5.2', '910_93', 'x86_64', None, 'Atlas-A3-hdk-npu-driver_25.5.2_linux-x86-64.run',
+     'Atlas-A3-hdk-npu-firmware_7.8.0.7.220.run'),
+    ('24.1.rc3', '310P3', 'aarch64', None, 'Ascend-hdk-310p-npu-driver_24.1.rc3_linux-aarch64.run',
+     'Ascend-hdk-310p-npu-firmware_7.5.0.1.129.run'),
+    ('25.3.rc1', '910b', 'aarch64', '7.8.0.2.212', 'Ascend-hdk-910b-npu-driver_25.3.rc1_linux-aarch64.run',
+     'Ascend-hdk-910b-npu-firmware_7.8.0.2.212.run'),
+    # Unknown firmware, chip family without an HDK here, unknown architecture: empty names, for the role to report.
+    ('25.3.rc1', '910b', 'aarch64', None, 'Ascend-hdk-910b-npu-driver_25.3.rc1_linux-aarch64.run', ''),
+    ('25.5.2', '910', 'aarch64', None, '', ''),
+    ('25.5.2', '910b', 'riscv64', None, '', 'Ascend-hdk-910b-npu-firmware_7.8.0.7.220.run'),
+])
+def test_stack_hdk_packages(version, chip, arch, firmware, driver, firmware_file):
+    names = FILTERS['stack_hdk_packages'](version, chip, arch, firmware)
+    assert (names['driver'], names['firmware']) == (driver, firmware_file)
+    assert names['chips'] == ['310p', '910_93', '910b'] and names['archs'] == ['aarch64', 'x86_64']
+
+
+def test_the_default_driver_has_a_known_firmware():
+    assert FILTERS['stack_hdk_packages'](resolve_stack()['driver_target'], '910b', 'aarch64')['firmware_version'] == '7.8.0.7.220'
 
 
 def test_stack_matrix():

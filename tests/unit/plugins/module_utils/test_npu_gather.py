@@ -9,6 +9,10 @@ from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import gather_
 NPU_SMI = '/opt/test/npu-smi'
 BOARD_C0 = ('info', '-t', 'board', '-i', '0', '-c', '0')
 
+# The NPU functions of the conftest's Kunpeng sysfs tree (8 x 0xd802), in address order.
+KUNPENG_BUS_IDS = ['0000:01:00.0', '0000:02:00.0', '0000:41:00.0', '0000:42:00.0',
+                   '0000:81:00.0', '0000:82:00.0', '0000:c1:00.0', '0000:c2:00.0']
+
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'fixtures', 'npu-smi')
 
@@ -45,7 +49,7 @@ def test_a2_facts(recording_runner, fixture_text, tmp_path):
         'present': True, 'npu_smi_path': NPU_SMI, 'npu_smi_version': '24.1.0',
         'driver_version': None, 'firmware_version': None, 'npu_count': 8, 'chip_count': 8,
         'chip_name': '910B2', 'soc_version': 'ascend910b2', 'healthy': True, 'processes': [], 'npu_smi_error': None,
-        'chip_family': None,   # no PCI tree in tmp_path
+        'chip_family': None, 'pci_functions': [],   # no PCI tree in tmp_path
     }
     assert [c['bus_id'] for c in chips] == [
         '0000:c1:00.0', '0000:01:00.0', '0000:c2:00.0', '0000:02:00.0',
@@ -216,7 +220,7 @@ def test_no_npu_smi_and_no_pci_device_is_absent_not_an_error(recording_runner, s
         'present': False, 'npu_smi_path': None, 'npu_smi_version': None, 'driver_version': None,
         'firmware_version': None, 'npu_count': 0, 'chip_count': 0, 'chip_name': None,
         'soc_version': None, 'healthy': False, 'chips': [], 'processes': [], 'chip_family': None,
-        'npu_smi_error': None,
+        'npu_smi_error': None, 'pci_functions': [],
     }
 
 
@@ -225,6 +229,9 @@ def test_pci_devices_without_npu_smi_mean_driver_missing(recording_runner, kunpe
                                        sysfs_root=kunpeng.root)
     assert (facts['present'], facts['npu_count'], facts['chip_count'], facts['chips']) == (True, 8, 8, [])
     assert facts['chip_family'] == '910b'
+    # The NPU functions only (not the board's NIC and ZIP engine), in address order, with their family.
+    assert facts['pci_functions'] == [{'bus_id': bus_id, 'device': '0xd802', 'family': '910b'}
+                                      for bus_id in KUNPENG_BUS_IDS]
     assert warnings == [
         'found 8 Ascend NPU PCI function(s) (0000:01:00.0, 0000:02:00.0, 0000:41:00.0, '
         '0000:42:00.0, 0000:81:00.0, 0000:82:00.0, 0000:c1:00.0, 0000:c2:00.0) but no npu-smi: '
@@ -243,6 +250,7 @@ def test_a_failing_npu_smi_reads_the_pci_bus_when_asked(recording_runner, kunpen
     facts, warnings = gather_npu_facts(runner, NPU_SMI, install_path=str(tmp_path), sysfs_root=kunpeng.root,
                                        on_failure='pci')
     assert (facts['present'], facts['npu_count'], facts['chip_family'], facts['chips']) == (True, 8, '910b', [])
+    assert [function['family'] for function in facts['pci_functions']] == ['910b'] * 8
     assert facts['npu_smi_path'] == NPU_SMI
     assert facts['npu_smi_error'] == '`%s info` failed with rc=8: dcmi module initialize failed. ret is -8005' % NPU_SMI
     assert warnings == [facts['npu_smi_error'] + '; NPUs read from the PCI bus']

@@ -1,7 +1,7 @@
 """Chip family from the PCI device ids of the NPU functions."""
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils.pci import chip_family
+from ansible_collections.ascend.vllm.plugins.module_utils.pci import chip_family, pci_functions
 
 
 @pytest.mark.parametrize('ids, family', [
@@ -11,3 +11,10 @@ from ansible_collections.ascend.vllm.plugins.module_utils.pci import chip_family
 ])
 def test_chip_family_from_device_ids(ids, family):
     assert chip_family([{'device': i} for i in ids]) == family
+
+
+def test_pci_functions_name_each_family_and_leave_unknown_ids_null():
+    devices = [{'bus_id': '0000:01:00.0', 'device': '0xd802', 'vendor': '0x19e5', 'numa_node': 0},
+               {'bus_id': '0000:02:00.0', 'device': '0xD9FF', 'vendor': '0x19e5', 'numa_node': None}]
+    assert pci_functions(devices) == [{'bus_id': '0000:01:00.0', 'device': '0xd802', 'family': '910b'},
+                                      {'bus_id': '0000:02:00.0', 'device': '0xD9FF', 'family': None}]

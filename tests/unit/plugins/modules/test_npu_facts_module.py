@@ -13,6 +13,10 @@ from ansible_collections.ascend.vllm.plugins.modules import npu_facts
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'fixtures', 'npu-smi')
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '..'))
 
+# The NPU functions of the conftest's Kunpeng sysfs tree (8 x 0xd802), in address order.
+KUNPENG_BUS_IDS = ['0000:01:00.0', '0000:02:00.0', '0000:41:00.0', '0000:42:00.0',
+                   '0000:81:00.0', '0000:82:00.0', '0000:c1:00.0', '0000:c2:00.0']
+
 
 def read_fixture(name):
     with open(os.path.join(FIXTURES, name)) as handle:
@@ -32,6 +36,8 @@ def a2_facts(npu_smi, numa=True, soc='ascend910b2'):
     # numa: the Kunpeng sysfs tree (8 x 0xd802) is there; without it no PCI function is read.
     return {
         'chip_family': '910b' if numa else None,
+        'pci_functions': [{'bus_id': bus_id, 'device': '0xd802', 'family': '910b'}
+                          for bus_id in KUNPENG_BUS_IDS] if numa else [],
         'present': True, 'npu_smi_path': npu_smi, 'npu_smi_version': '24.1.0',
         'driver_version': None, 'firmware_version': None, 'npu_count': 8, 'chip_count': 8,
         'chip_name': '910B2', 'soc_version': soc, 'healthy': True, 'processes': [], 'npu_smi_error': None,
