@@ -1,0 +1,46 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+"""Filters of the cann role's validation: the chip family the packages are for, the problems of a request.
+
+The logic lives in ``plugins/module_utils/cann_checks.py``. Documentation: one ``<filter name>.yml``
+file per filter next to this one.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ascend.vllm.plugins.module_utils import cann_checks
+
+
+def cann_chip_choice(soc, pci_family=None, wanted=None):
+    """{chip, read, families} for a node's SoC name and PCI family and the cann_chip asked for."""
+    return cann_checks.chip_choice(soc, pci_family, wanted or '')
+
+
+def cann_ops_kind(cann, stack_ok=True):
+    """``kernels`` (CANN up to 8.3) or ``ops`` (from 8.5.0): the name of the chip operators package."""
+    try:
+        return cann_checks.ops_kind(cann, bool(stack_ok))
+    except ValueError as exc:
+        raise AnsibleFilterError('cann_ops_kind: %s' % exc)
+
+
+def cann_request_problems(request):
+    """Every problem of a cann request (see module_utils.cann_checks.request_problems)."""
+    if not isinstance(request, dict):
+        raise AnsibleFilterError('cann_request_problems expects a mapping, got %s' % type(request).__name__)
+    return cann_checks.request_problems(request)
+
+
+class FilterModule(object):
+    """ascend.vllm cann validation filters."""
+
+    def filters(self):
+        return {
+            'cann_chip_choice': cann_chip_choice,
+            'cann_ops_kind': cann_ops_kind,
+            'cann_request_problems': cann_request_problems,
+        }

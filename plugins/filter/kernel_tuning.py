@@ -1,0 +1,53 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+"""Filters of the kernel_tuning role: the checks before any change, the read-back report and its table.
+
+The logic lives in ``plugins/module_utils/tuning_checks.py`` and ``tuning_report.py``. Documentation: one
+``<filter name>.yml`` file per filter next to this one.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ascend.vllm.plugins.module_utils import tuning_checks, tuning_report
+
+
+def kernel_tuning_check(wanted, state, skip=None, nodes=None, thp_file='/sys/kernel/mm/transparent_hugepage/enabled',
+                        host=''):
+    """{problems, refused, message}: what is wrong with the request, what the kernel refuses, and the failure."""
+    if not isinstance(wanted, dict) or not isinstance(state, dict):
+        raise AnsibleFilterError('kernel_tuning_check expects the wanted settings and the state read as mappings')
+    skip = list(skip or [])
+    problems = tuning_checks.request_problems(wanted, skip, nodes or [])
+    refused = tuning_checks.kernel_refusals(wanted, skip, state, thp_file)
+    return {'problems': problems, 'refused': refused,
+            'message': tuning_checks.failure_message(host, problems, refused, skip)}
+
+
+def kernel_tuning_report(wanted, state, skip=None, hugepage_results=None):
+    """Rows {setting, wanted, actual, ok} of every managed setting."""
+    if not isinstance(wanted, dict) or not isinstance(state, dict):
+        raise AnsibleFilterError('kernel_tuning_report expects the wanted settings and the state read as mappings')
+    try:
+        return tuning_report.report_rows(wanted, state, skip or [], hugepage_results or [])
+    except (KeyError, ValueError, TypeError) as exc:
+        raise AnsibleFilterError('kernel_tuning_report: %s' % exc)
+
+
+def kernel_tuning_table(rows, check_mode=False):
+    """The report as fixed-width lines."""
+    return tuning_report.table_lines(rows, bool(check_mode))
+
+
+class FilterModule(object):
+    """ascend.vllm kernel_tuning filters."""
+
+    def filters(self):
+        return {
+            'kernel_tuning_check': kernel_tuning_check,
+            'kernel_tuning_report': kernel_tuning_report,
+            'kernel_tuning_table': kernel_tuning_table,
+        }

@@ -1,0 +1,33 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+"""Filters of the npu_driver role: the problems of a request.
+
+The logic lives in ``plugins/module_utils/driver_checks.py``. Documentation: one ``<filter name>.yml``
+file per filter next to this one.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ascend.vllm.plugins.module_utils import driver_checks
+from ansible_collections.ascend.vllm.plugins.module_utils.stack import StackError
+
+
+def npu_driver_problems(request):
+    """Every problem of an npu_driver request (see module_utils.driver_checks.request_problems)."""
+    if not isinstance(request, dict) or not isinstance(request.get('hdk'), dict):
+        raise AnsibleFilterError('npu_driver_problems expects a mapping with the hdk names (stack_hdk_packages)')
+    try:
+        return driver_checks.request_problems(request)
+    except StackError as exc:
+        raise AnsibleFilterError('npu_driver_problems: %s' % exc)
+
+
+class FilterModule(object):
+    """ascend.vllm npu_driver filters."""
+
+    def filters(self):
+        return {'npu_driver_problems': npu_driver_problems}

@@ -1,0 +1,109 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+"""The npu_driver role's checks before any change (pure functions): every problem of a request
+at once, each naming the variable and the fix. No Ansible imports.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.ascend.vllm.plugins.module_utils.stack import compare_versions
+
+_REFUSAL = ': refusing to downgrade. Set npu_driver_allow_downgrade: true to replace it, or ask for that version or newer'
+
+
+def _int(value):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _newer(installed, target):
+    """An installed version newer than the target (a downgrade); nothing to compare counts as no."""
+    return bool(installed) and bool(target) and compare_versions(installed, target) > 0
+
+
+def _chip_problems(r):
+    chip = r.get('chip') or ''
+    given = r.get('chip_given') or ''
+    found = list(r.get('chips_found') or [])
+    families = list(r['hdk']['chips'])
+    problems = []
+    if chip not in families:
+        if not chip:
+            problems.append('npu_driver_chip: no Ascend NPU found on the PCI bus (vendor 0x19e5, device d500, d802 or d803), '
+                            'so the chip family is unknown. Set npu_driver_chip (910b, 910_93 or 310p) to install anyway')
+        else:
+            problems.append('npu_driver_chip: %s is not a chip family with an HDK this role installs (910b, 910_93, 310p)%s'
+                            % (chip, '' if given else '; the PCI bus shows only unsupported NPUs (the first-generation '
+                                                      'Ascend 910 and the 310/310B need other software)'))
+    if given and found and given not in found:
+        problems.append('npu_driver_chip: %s is set, but the PCI bus shows %s NPUs. Remove npu_driver_chip or correct it'
+                        % (given, ', '.join(found)))
+    if len(found) > 1:
+        problems.append('npu_driver_chip: the PCI bus shows NPUs of several families (%s); one host takes one HDK. Serve '
+                        'each family from its own host' % ', '.join(found))
+    return problems
+
+
+def _account_problems(r):
+    problems = []
+    user, group = r.get('user'), r.get('group')
+    uid, gid = r.get('uid'), r.get('gid')
+    if user:
+        have = user[1] if len(user) > 1 else ''
+        if _int(have) != _int(uid):
+            problems.append('npu_driver_hwhiaiuser_uid: HwHiAiUser exists with uid %s, not %s. Set npu_driver_hwhiaiuser_uid:'
+                            ' %s (this role never renumbers an existing user)' % (have, uid, have))
+    elif r.get('uid_owner'):
+        problems.append('npu_driver_hwhiaiuser_uid: uid %s belongs to user %s. Set npu_driver_hwhiaiuser_uid to a free id '
+                        '(images built for HwHiAiUser expect 1000: map it when they run), or give %s another uid'
+                        % (uid, r['uid_owner'], r['uid_owner']))
+    if group:
+        have = group[1] if len(group) > 1 else ''
+        if _int(have) != _int(gid):
+            problems.append('npu_driver_hwhiaiuser_gid: group HwHiAiUser exists with gid %s, not %s. Set '
+                            'npu_driver_hwhiaiuser_gid: %s (this role never renumbers an existing group)' % (have, gid, have))
+    elif r.get('gid_owner'):
+        problems.append('npu_driver_hwhiaiuser_gid: gid %s belongs to group %s. Set npu_driver_hwhiaiuser_gid to a free id, '
+                        'or give %s another gid' % (gid, r['gid_owner'], r['gid_owner']))
+    return problems
+
+
+def request_problems(request):
+    """Every problem of an npu_driver request.
+
+    ``request``: ``chip`` (the family to install), ``chip_given`` (npu_driver_chip), ``chips_found``
+    (families on the PCI bus), ``hdk`` (stack.hdk_packages: ``chips``, ``archs``), ``arch``, ``target``,
+    ``fw_target`` ('' when the firmware is unknown or not managed), ``manage_firmware``,
+    ``install_path``, ``user`` / ``group`` (getent entries of HwHiAiUser or null), ``uid`` / ``gid``
+    (asked for), ``uid_owner`` / ``gid_owner`` (who holds them), ``installed_driver``,
+    ``installed_firmware``, ``allow_downgrade``.
+    """
+    r = request
+    target = r.get('target') or ''
+    fw_target = r.get('fw_target') or ''
+    problems = _chip_problems(r)
+    if r.get('arch') not in r['hdk']['archs']:
+        problems.append('architecture %s has no Ascend HDK (x86_64 and aarch64 do)' % r.get('arch'))
+    if not target:
+        problems.append('npu_driver_version is empty')
+    if r.get('manage_firmware') and not fw_target:
+        problems.append('npu_driver_firmware_version: driver %s is not in the HDK table of plugins/module_utils/stack.py, so '
+                        'its firmware is unknown. Set npu_driver_firmware_version to the firmware of the same HDK release '
+                        '(the version in its *-npu-firmware_<version>.run file name), or npu_driver_manage_firmware: false'
+                        % target)
+    if not str(r.get('install_path') or '').startswith('/'):
+        problems.append('ascend_install_path must be an absolute path, got %s' % r.get('install_path'))
+    problems.extend(_account_problems(r))
+    # A downgrade is refused here already, before any package is transferred (the plan refuses it too).
+    if not r.get('allow_downgrade'):
+        if _newer(r.get('installed_firmware'), fw_target):
+            problems.append('npu_driver_firmware_version: firmware %s is installed, newer than %s%s'
+                            % (r['installed_firmware'], fw_target, _REFUSAL))
+        if _newer(r.get('installed_driver'), target):
+            problems.append('npu_driver_version: driver %s is installed, newer than %s%s'
+                            % (r['installed_driver'], target, _REFUSAL))
+    return problems

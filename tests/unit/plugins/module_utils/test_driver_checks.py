@@ -1,0 +1,65 @@
+"""The npu_driver checks before any change: every refusal and its message."""
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.filter.npu_driver import FilterModule
+from ansible_collections.ascend.vllm.plugins.module_utils.driver_checks import request_problems
+from ansible_collections.ascend.vllm.plugins.module_utils.stack import hdk_packages
+
+FILTERS = FilterModule().filters()
+REFUSAL = ': refusing to downgrade. Set npu_driver_allow_downgrade: true to replace it, or ask for that version or newer'
+GOOD = {'chip': '910b', 'chip_given': '', 'chips_found': ['910b'], 'hdk': hdk_packages('25.5.2', '910b', 'aarch64'),
+        'arch': 'aarch64', 'target': '25.5.2', 'fw_target': '7.8.0.7.220', 'manage_firmware': True,
+        'install_path': '/usr/local/Ascend', 'user': ['x', '1000', '1000', '', '/home/HwHiAiUser', '/bin/bash'],
+        'group': ['x', '1000', ''], 'uid': 1000, 'gid': 1000, 'uid_owner': 'HwHiAiUser', 'gid_owner': 'HwHiAiUser',
+        'installed_driver': '24.1.rc3', 'installed_firmware': '7.5.0.1.129', 'allow_downgrade': False}
+
+
+@pytest.mark.parametrize('change, problems', [
+    ({}, []),
+    # A bare node: no driver, no user yet, the ids free.
+    ({'installed_driver': '', 'installed_firmware': '', 'user': None, 'group': None, 'uid_owner': '', 'gid_owner': ''}, []),
+    ({'chip': '', 'chips_found': []},
+     ['npu_driver_chip: no Ascend NPU found on the PCI bus (vendor 0x19e5, device d500, d802 or d803), so the chip family is '
+      'unknown. Set npu_driver_chip (910b, 910_93 or 310p) to install anyway']),
+    ({'chip': '910', 'chips_found': ['910']},
+     ['npu_driver_chip: 910 is not a chip family with an HDK this role installs (910b, 910_93, 310p); the PCI bus shows only '
+      'unsupported NPUs (the first-generation Ascend 910 and the 310/310B need other software)']),
+    ({'chip': '910c', 'chip_given': '910c'},
+     ['npu_driver_chip: 910c is not a chip family with an HDK this role installs (910b, 910_93, 310p)',
+      'npu_driver_chip: 910c is set, but the PCI bus shows 910b NPUs. Remove npu_driver_chip or correct it']),
+    ({'chip_given': '310p', 'chip': '310p'},
+     ['npu_driver_chip: 310p is set, but the PCI bus shows 910b NPUs. Remove npu_driver_chip or correct it']),
+    ({'chips_found': ['910b', '310p']},
+     ['npu_driver_chip: the PCI bus shows NPUs of several families (910b, 310p); one host takes one HDK. Serve each family '
+      'from its own host']),
+    ({'arch': 'riscv64'}, ['architecture riscv64 has no Ascend HDK (x86_64 and aarch64 do)']),
+    ({'target': '', 'fw_target': '7.8.0.7.220'}, ['npu_driver_version is empty']),
+    ({'target': '25.3.rc1', 'fw_target': ''},
+     ['npu_driver_firmware_version: driver 25.3.rc1 is not in the HDK table of plugins/module_utils/stack.py, so its firmware '
+      'is unknown. Set npu_driver_firmware_version to the firmware of the same HDK release (the version in its '
+      '*-npu-firmware_<version>.run file name), or npu_driver_manage_firmware: false']),
+    ({'target': '25.3.rc1', 'fw_target': '', 'manage_firmware': False}, []),
+    ({'install_path': 'usr/local/Ascend'}, ['ascend_install_path must be an absolute path, got usr/local/Ascend']),
+    ({'uid': 1001, 'uid_owner': ''},
+     ['npu_driver_hwhiaiuser_uid: HwHiAiUser exists with uid 1000, not 1001. Set npu_driver_hwhiaiuser_uid: 1000 (this role '
+      'never renumbers an existing user)']),
+    ({'user': None, 'uid_owner': 'debian'},
+     ['npu_driver_hwhiaiuser_uid: uid 1000 belongs to user debian. Set npu_driver_hwhiaiuser_uid to a free id (images built '
+      'for HwHiAiUser expect 1000: map it when they run), or give debian another uid']),
+    ({'gid': '1002'},
+     ['npu_driver_hwhiaiuser_gid: group HwHiAiUser exists with gid 1000, not 1002. Set npu_driver_hwhiaiuser_gid: 1000 (this '
+      'role never renumbers an existing group)']),
+    ({'group': None, 'gid_owner': 'users'},
+     ['npu_driver_hwhiaiuser_gid: gid 1000 belongs to group users. Set npu_driver_hwhiaiuser_gid to a free id, or give users '
+      'another gid']),
+    ({'installed_driver': '26.0.rc1', 'installed_firmware': '9.0.0.0.205'},
+     ['npu_driver_firmware_version: firmware 9.0.0.0.205 is installed, newer than 7.8.0.7.220' + REFUSAL,
+      'npu_driver_version: driver 26.0.rc1 is installed, newer than 25.5.2' + REFUSAL]),
+    ({'installed_driver': '26.0.rc1', 'installed_firmware': '9.0.0.0.205', 'allow_downgrade': True}, []),
+    # The same version, spelled otherwise, is no downgrade.
+    ({'installed_driver': '25.5.2', 'installed_firmware': '7.8.0.7.220'}, []),
+])
+def test_request_problems(change, problems):
+    request = dict(GOOD, **change)
+    assert request_problems(request) == problems
+    assert FILTERS['npu_driver_problems'](request) == problems
