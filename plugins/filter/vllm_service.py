@@ -79,6 +79,10 @@ def vllm_env_file(text):
     return _call(vs.parse_env_file, text)
 
 
+def vllm_unit_action(changed, active_state):
+    return _call(vs.unit_action, bool(changed), active_state)
+
+
 def vllm_container_plan(chips, visible, install_path='/usr/local/Ascend', model_dir=None, extra_mounts=None):
     return _call(vs.container_plan, chips, visible, install_path, model_dir, extra_mounts)
 
@@ -101,4 +105,5 @@ class FilterModule(object):
             'vllm_api_key_problems': vllm_api_key_problems,
             'vllm_name_problems': vllm_name_problems,
             'vllm_container_plan': vllm_container_plan,
+            'vllm_unit_action': vllm_unit_action,
         }

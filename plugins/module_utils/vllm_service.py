@@ -382,13 +382,37 @@ def parse_env_file(text):
     return env
 
 
-# Driver pieces a container needs from the host (DESIGN section 6), relative to the install path
+# Driver pieces a container needs from the host, relative to the install path
 # when not absolute; all read-only.
 # The host files vllm-ascend's docker run mounts (docs/source/installation.md at v0.23.0, the
 # multi-node variant): hccn_tool is what HCCL and the multi-node checks call inside the container.
 HOST_MOUNTS = ['/usr/local/dcmi', '{p}/driver/tools/hccn_tool', '/usr/local/bin/npu-smi', '{p}/driver/lib64',
                '{p}/driver/version.info', '/etc/ascend_install.info']
 CONTROL_DEVICES = ['/dev/davinci_manager', '/dev/devmm_svm', '/dev/hisi_hdc']
+
+
+# `systemctl is-active` states of a unit whose process runs, or is about to run, what systemd loaded
+# before this run's change: a change restarts them. `start` on a unit waiting for its automatic
+# restart (activating, auto-restart) only waits for that restart.
+_RUNNING_STATES = ('active', 'activating', 'reloading', 'deactivating')
+
+
+def unit_action(changed, active_state):
+    """What the role does to the unit: ``{action, reset_failed}``.
+
+    ``action`` - ``restarted`` when a file the unit reads changed and the unit runs (or is about to
+    run the old files), ``started`` when something changed or it does not run, else ``none``.
+    ``reset_failed`` - the unit failed (a crash loop that hit its start limit, say): its failed state
+    and start counter are cleared first, so the fixing run starts it.
+    """
+    state = (active_state or '').strip()
+    if changed and state in _RUNNING_STATES:
+        action = 'restarted'
+    elif changed or state != 'active':
+        action = 'started'
+    else:
+        action = 'none'
+    return {'action': action, 'reset_failed': state == 'failed'}
 
 
 def container_plan(chips, visible, install_path='/usr/local/Ascend', model_dir=None, extra_mounts=None):

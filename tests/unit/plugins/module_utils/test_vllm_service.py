@@ -228,3 +228,24 @@ def test_every_profile_name_passes():
                               .read_text())['__vllm_service_profiles']
     for name, profile in profiles.items():
         assert vs.name_problems('main', profile['model_name'], profile['repo']) == [], name
+
+
+@pytest.mark.parametrize('changed, state, action, reset', [
+    (False, 'active', 'none', False),
+    (True, 'active', 'restarted', False),
+    # A crash loop waiting for its automatic restart: `start` would only wait for that restart.
+    (True, 'activating', 'restarted', False),
+    (True, 'reloading', 'restarted', False),
+    (True, 'deactivating', 'restarted', False),
+    (False, 'activating', 'started', False),
+    (True, 'inactive', 'started', False),
+    (False, 'inactive', 'started', False),
+    # Gave up (start limit): cleared first, then started.
+    (True, 'failed', 'started', True),
+    (False, 'failed\n', 'started', True),
+    # A unit not written yet (check mode) or unknown to systemd.
+    (True, '', 'started', False),
+    (False, 'unknown', 'started', False),
+])
+def test_unit_action(changed, state, action, reset):
+    assert vs.unit_action(changed, state) == {'action': action, 'reset_failed': reset}
