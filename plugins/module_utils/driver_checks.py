@@ -48,27 +48,28 @@ def _chip_problems(r):
     return problems
 
 
+# The HwHiAiUser account: an existing user or group keeps its id, an id held by another is refused.
+_ACCOUNT = {
+    'user': ('uid', 'HwHiAiUser exists with uid', 'this role never renumbers an existing user',
+             'belongs to user', 'Set npu_driver_hwhiaiuser_uid to a free id (images built for HwHiAiUser expect 1000: map '
+                                'it when they run), or give %s another uid'),
+    'group': ('gid', 'group HwHiAiUser exists with gid', 'this role never renumbers an existing group',
+              'belongs to group', 'Set npu_driver_hwhiaiuser_gid to a free id, or give %s another gid'),
+}
+
+
 def _account_problems(r):
     problems = []
-    user, group = r.get('user'), r.get('group')
-    uid, gid = r.get('uid'), r.get('gid')
-    if user:
-        have = user[1] if len(user) > 1 else ''
-        if _int(have) != _int(uid):
-            problems.append('npu_driver_hwhiaiuser_uid: HwHiAiUser exists with uid %s, not %s. Set npu_driver_hwhiaiuser_uid:'
-                            ' %s (this role never renumbers an existing user)' % (have, uid, have))
-    elif r.get('uid_owner'):
-        problems.append('npu_driver_hwhiaiuser_uid: uid %s belongs to user %s. Set npu_driver_hwhiaiuser_uid to a free id '
-                        '(images built for HwHiAiUser expect 1000: map it when they run), or give %s another uid'
-                        % (uid, r['uid_owner'], r['uid_owner']))
-    if group:
-        have = group[1] if len(group) > 1 else ''
-        if _int(have) != _int(gid):
-            problems.append('npu_driver_hwhiaiuser_gid: group HwHiAiUser exists with gid %s, not %s. Set '
-                            'npu_driver_hwhiaiuser_gid: %s (this role never renumbers an existing group)' % (have, gid, have))
-    elif r.get('gid_owner'):
-        problems.append('npu_driver_hwhiaiuser_gid: gid %s belongs to group %s. Set npu_driver_hwhiaiuser_gid to a free id, '
-                        'or give %s another gid' % (gid, r['gid_owner'], r['gid_owner']))
+    for kind in ('user', 'group'):
+        key, exists, never, belongs, fix = _ACCOUNT[kind]
+        variable = 'npu_driver_hwhiaiuser_' + key
+        entry, wanted, owner = r.get(kind), r.get(key), r.get(key + '_owner')
+        if entry:
+            have = entry[1] if len(entry) > 1 else ''
+            if _int(have) != _int(wanted):
+                problems.append('%s: %s %s, not %s. Set %s: %s (%s)' % (variable, exists, have, wanted, variable, have, never))
+        elif owner:
+            problems.append('%s: %s %s %s %s. %s' % (variable, key, wanted, belongs, owner, fix % owner))
     return problems
 
 
