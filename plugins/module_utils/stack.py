@@ -700,7 +700,9 @@ def hdk_packages(version, chip, arch, firmware=None):
     so the caller can report every problem at once; ``chips`` and ``archs`` are the known ones.
     """
     version = '' if version is None else str(version)
-    firmware_version = str(firmware) if firmware else HDK_FIRMWARE.get(version.lower(), '')
+    # The exact spelling of the file names (25.0.rc1.1, not 25.0.RC1.1): a driver name spelled otherwise
+    # is not the vendor's file, so its firmware is unknown too.
+    firmware_version = str(firmware) if firmware else HDK_FIRMWARE.get(version, '')
     prefix = _HDK_PREFIX.get(chip_family(chip) if chip else None)
     machine = _HDK_ARCH.get(arch)
     return {

@@ -38,15 +38,27 @@ def _pool_label(pool):
     return 'hugepages %s %s' % (pool.get('size'), 'host-wide' if node is None else 'node %s' % node)
 
 
+def _as_int(value):
+    """Jinja's ``| int``: 0 for what is no integer (the verify entry point reports, it does not validate)."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
 def _pool_total(nodes, pool):
-    """Pages of the pool's size on its node (or on every node for a host-wide pool)."""
-    key = '%dkB' % SIZES_KB[str(pool['size']).upper()]
+    """Pages of the pool's size on its node (or on every node for a host-wide pool); 0 for a size
+    this kernel or this collection does not know."""
+    kb = SIZES_KB.get(str(pool.get('size')).upper())
+    if kb is None:
+        return 0
+    key = '%dkB' % kb
     node = pool.get('node')
     total = 0
     for entry in nodes or []:
-        if node is not None and entry.get('id') != int(node):
+        if node is not None and entry.get('id') != _as_int(node):
             continue
-        total += int((((entry.get('hugepages') or {}).get(key) or {}).get('total')) or 0)
+        total += _as_int(((entry.get('hugepages') or {}).get(key) or {}).get('total'))
     return total
 
 
@@ -109,14 +121,14 @@ def report_rows(wanted, state, skip=(), hugepage_results=()):
 
     for pool in wanted.get('hugepages') or []:
         label = _pool_label(pool)
-        count = int(pool['count'])
+        count = _as_int(pool.get('count'))
         if 'hugepages' in skip:
-            rows.append(_skipped(label, _text(pool['count'])))
+            rows.append(_skipped(label, _text(pool.get('count'))))
             continue
         actual = _pool_total(state.get('hugepages'), pool)
         result = next((r for r in hugepage_results or [] if r.get('item') == pool), {})
         pending = bool(result.get('reboot_required'))
-        rows.append(_row(label, _text(pool['count']),
+        rows.append(_row(label, _text(pool.get('count')),
                          '%d%s' % (actual, ' (rest at the next boot)' if pending and actual != count else ''),
                          actual == count or pending))
     return rows

@@ -74,6 +74,8 @@ def test_stack_resolution_returns_the_stack_or_the_message():
     # Unknown firmware, chip family without an HDK here, unknown architecture: empty names, for the role to report.
     ('25.3.rc1', '910b', 'aarch64', None, 'Ascend-hdk-910b-npu-driver_25.3.rc1_linux-aarch64.run', ''),
     ('25.5.2', '910', 'aarch64', None, '', ''),
+    # The vendor spells rc in lower case: another spelling is not its file, and its firmware is not known.
+    ('25.0.RC1.1', '910b', 'aarch64', None, 'Ascend-hdk-910b-npu-driver_25.0.RC1.1_linux-aarch64.run', ''),
     ('25.5.2', '910b', 'riscv64', None, '', 'Ascend-hdk-910b-npu-firmware_7.8.0.7.220.run'),
 ])
 def test_stack_hdk_packages(version, chip, arch, firmware, driver, firmware_file):
