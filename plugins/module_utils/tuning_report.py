@@ -14,6 +14,8 @@ __metaclass__ = type
 import re
 
 from ansible_collections.ascend.vllm.plugins.module_utils.hugepages import SIZES_KB
+# Jinja's ``| int`` (0 for what is no integer): the verify entry point reports, it does not validate.
+from ansible_collections.ascend.vllm.plugins.module_utils.tuning_checks import _as_int
 
 IRQBALANCE_WANTED = 'stopped, disabled'
 _STOPPED = ('inactive', 'failed')
@@ -36,14 +38,6 @@ def _skipped(setting, wanted):
 def _pool_label(pool):
     node = pool.get('node')
     return 'hugepages %s %s' % (pool.get('size'), 'host-wide' if node is None else 'node %s' % node)
-
-
-def _as_int(value):
-    """Jinja's ``| int``: 0 for what is no integer (the verify entry point reports, it does not validate)."""
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
 
 
 def _pool_total(nodes, pool):
