@@ -2,14 +2,14 @@
 # Quick start, part two: the whole suite — unit tests, linters, ansible-test sanity, a build of
 # the collection, and every Molecule scenario. Every stage runs and reports; the exit code is
 # non-zero when any stage failed. Pick stages by name: scripts/test.sh unit lint
-# Stages: setup bed unit yamllint ansible-lint changelog sanity build molecule
+# Stages: setup bed unit yamllint ansible-lint changelog sanity build engine molecule
 # MOLECULE_SCENARIOS="default npu_driver" limits the scenarios (default: all under molecule/);
 # ASCEND_MOLECULE_JOBS=1 runs them one after another.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$REPO_ROOT"
 
-all_stages=(setup bed unit yamllint ansible-lint changelog sanity build molecule)
+all_stages=(setup bed unit yamllint ansible-lint changelog sanity build engine molecule)
 want=("$@")
 [ ${#want[@]} -gt 0 ] || want=("${all_stages[@]}")
 selected() { local s; for s in "${want[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
@@ -37,6 +37,14 @@ stage_build() {
   printf 'built %s (%s KiB, %s files)\n' "$(basename "$tarball")" "$(( $(stat -c %s "$tarball") / 1024 ))" "$(tar -tzf "$tarball" | wc -l)"
   rm -rf "$out"
   [ -z "$junk" ] || { echo "build junk in the collection tarball:"; echo "$junk"; return 1; }
+}
+# The real vLLM of the default release (scripts/engine.sh, cached in .sandbox/engine) parses every
+# profile's serve command line (tests/engine).
+stage_engine() {
+  local python
+  python=$("$REPO_ROOT/scripts/engine.sh") || return 1
+  ASCEND_ENGINE_PYTHON=$python python -m pytest tests/engine -q -p no:cacheprovider 2>&1 | tee "$logs/engine.log"
+  return "${PIPESTATUS[0]}"
 }
 # Scenarios run side by side (ASCEND_MOLECULE_JOBS, default 3): most of a scenario's time is spent
 # waiting on systemd, installers and health gates inside its own containers (measured: two

@@ -71,6 +71,14 @@ def vllm_profile_release(releases, version):
     return _call(vs.profile_release, releases, version)
 
 
+def vllm_profile_serve(profile, family, release, common_env=None, multinode=False):
+    return _call(vs.profile_serve, profile, family, release, common_env, bool(multinode))
+
+
+def vllm_multinode_args(args, mode, role, multinode_profile=None, dp=None):
+    return _call(vs.multinode_args, args, mode, role, multinode_profile, dp)
+
+
 def vllm_hccl_expansion(family, multinode=False):
     return _call(vs.hccl_expansion_mode, family, multinode)
 
@@ -100,6 +108,8 @@ class FilterModule(object):
             'vllm_binding_layer': vllm_binding_layer,
             'vllm_hccl_expansion': vllm_hccl_expansion,
             'vllm_profile_release': vllm_profile_release,
+            'vllm_profile_serve': vllm_profile_serve,
+            'vllm_multinode_args': vllm_multinode_args,
             'vllm_env_lines': vllm_env_lines,
             'vllm_env_problems': vllm_env_problems,
             'vllm_api_key_problems': vllm_api_key_problems,

@@ -206,6 +206,62 @@ def profile_release(releases, version):
     return {}
 
 
+def profile_serve(profile, family, release, common_env=None, multinode=False):
+    """A model profile's serve arguments, environment and multi-node part for one chip family and
+    the vllm-ascend ``release`` the stack installs.
+
+    The layers, later ones winning: the profile's ``args``/``env``, its ``chips.<family>`` entry,
+    then its ``releases`` entry (``profile_release``). The environment starts from ``common_env``
+    and HCCL_OP_EXPANSION_MODE where CANN supports AIV (``hccl_expansion_mode``). Returns
+    ``{args, env, multinode}``; the role adds the user's layers on top.
+    """
+    if not isinstance(profile, dict):
+        raise ServiceError('a model profile must be a dict, got %r' % (profile,))
+    chips = profile.get('chips') or {}
+    if family not in chips:
+        raise ServiceError('the profile does not support chip family %r (it supports %s)'
+                           % (family, ', '.join(sorted(chips)) or 'none'))
+    chip = chips[family] or {}
+    release_entry = profile_release(profile.get('releases'), release) or {}
+    env = dict(common_env or {})
+    mode = hccl_expansion_mode(family, multinode)
+    if mode:
+        env['HCCL_OP_EXPANSION_MODE'] = mode
+    for layer in (profile, chip, release_entry):
+        env.update(layer.get('env') or {})
+    return {
+        'args': merge_args(profile.get('args') or {}, chip.get('args') or {}, release_entry.get('args') or {}),
+        'env': env,
+        'multinode': chip.get('multinode') or {},
+    }
+
+
+def multinode_args(args, mode, role, multinode_profile=None, dp=None):
+    """The serve arguments of one node of a multi-node service: ``args`` (the single-node ones)
+    plus, for ``mode`` dp, the profile's head or worker layer (``multinode_profile.dp``) and the
+    data-parallel options of ``dp`` (``{size, local, start, address, rpc_port}``; a headless
+    worker opens no HTTP port, so it drops host and port), or for ``mode`` ray the Ray executor.
+    """
+    if mode == 'ray':
+        return merge_args(args, {'distributed-executor-backend': 'ray'})
+    if mode != 'dp':
+        raise ServiceError('multi-node mode must be dp or ray, got %r' % (mode,))
+    if role not in ('head', 'worker'):
+        raise ServiceError('a dp node is the head or a worker, got %r' % (role,))
+    dp = dp or {}
+    common = {
+        'data-parallel-size': int(dp.get('size', 0)),
+        'data-parallel-size-local': int(dp.get('local', 0)),
+        'data-parallel-address': dp.get('address'),
+        'data-parallel-rpc-port': int(dp.get('rpc_port', 0)),
+    }
+    layers = ((multinode_profile or {}).get('dp') or {})
+    if role == 'head':
+        return merge_args(args, layers.get('head') or {}, common)
+    worker = {'headless': True, 'data-parallel-start-rank': int(dp.get('start', 0)), 'host': None, 'port': None}
+    return merge_args(args, layers.get('worker') or {}, common, worker)
+
+
 def numa_binding(plan, devices, online_nodes=None):
     """The CPUs and NUMA nodes of the NUMA-plan entries (``{npus, devices, numa_nodes, cpus}``)
     that hold any of ``devices``, the service's logical device ids (ASCEND_RT_VISIBLE_DEVICES).

@@ -7,9 +7,8 @@ import yaml
 from ansible_collections.ascend.vllm.plugins.module_utils import stack_matrix
 from ansible_collections.ascend.vllm.plugins.module_utils.vllm_service import (
     chips_needed,
-    hccl_expansion_mode,
-    merge_args,
     profile_release,
+    profile_serve,
 )
 
 REPO = Path(__file__).resolve().parents[3]
@@ -21,24 +20,13 @@ RELEASES = [row['release'] for row in stack_matrix.RELEASES]
 
 
 def serve_args(name, family, release):
-    """The profile's layers in the order tasks/validate.yml merges them: profile, chip, release."""
-    profile = PROFILES[name]
-    return merge_args(profile.get('args') or {},
-                      profile['chips'][family].get('args') or {},
-                      profile_release(profile.get('releases'), release).get('args') or {})
+    """The profile's arguments as tasks/validate.yml takes them (vllm_profile_serve)."""
+    return profile_serve(PROFILES[name], family, release, VARS['__vllm_service_common_env'])['args']
 
 
 def serve_env(name, family, release, multinode=False):
-    """As tasks/validate.yml builds it: common env, AIV where it applies, profile, chip, release."""
-    profile = PROFILES[name]
-    env = dict(VARS['__vllm_service_common_env'])
-    mode = hccl_expansion_mode(family, multinode)
-    if mode:
-        env['HCCL_OP_EXPANSION_MODE'] = mode
-    env.update(profile.get('env') or {})
-    env.update(profile['chips'][family].get('env') or {})
-    env.update(profile_release(profile.get('releases'), release).get('env') or {})
-    return env
+    """The profile's environment as tasks/validate.yml takes it (vllm_profile_serve)."""
+    return profile_serve(PROFILES[name], family, release, VARS['__vllm_service_common_env'], multinode)['env']
 
 
 @pytest.mark.parametrize('name', sorted(PROFILES))

