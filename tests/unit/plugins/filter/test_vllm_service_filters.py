@@ -10,8 +10,14 @@ FILTERS = vllm_service.FilterModule().filters()
 def test_filters_are_registered():
     assert sorted(FILTERS) == ['vllm_api_key_problems', 'vllm_binding_layer', 'vllm_chips_needed', 'vllm_container_plan',
                                'vllm_env_file', 'vllm_env_lines', 'vllm_env_problems', 'vllm_hccl_expansion',
-                               'vllm_merge_args', 'vllm_name_problems', 'vllm_numa_binding', 'vllm_pip_check',
-                               'vllm_profile_release', 'vllm_serve_argv', 'vllm_systemd_exec', 'vllm_unit_action']
+                               'vllm_merge_args', 'vllm_multinode_args', 'vllm_name_problems', 'vllm_numa_binding',
+                               'vllm_pip_check', 'vllm_profile_release', 'vllm_profile_serve', 'vllm_serve_argv',
+                               'vllm_systemd_exec', 'vllm_unit_action']
+
+
+def test_profile_serve_failure_names_the_filter():
+    with pytest.raises(AnsibleFilterError, match=r"^profile_serve: the profile does not support chip family '310p'"):
+        FILTERS['vllm_profile_serve']({'chips': {'910b': {}}}, '310p', '0.23.0')
 
 
 def test_merge_then_argv():
