@@ -9,6 +9,8 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.ascend.vllm.plugins.module_utils import multinode_layout
+
 
 def _positive(host, value):
     try:
@@ -47,8 +49,15 @@ def vllm_dp_ranks(hosts, sizes):
             'summary': ', '.join('%s %d' % (host, nodes[host]['local']) for host in hosts)}
 
 
+def vllm_layout_problems(mode, host, head, workers, ascend_nodes=None, peer_modes=None, who='this host'):
+    if peer_modes is not None and not isinstance(peer_modes, dict):
+        raise AnsibleFilterError('vllm_layout_problems: peer_modes must be a dict of host: mode, got %r' % (peer_modes,))
+    return multinode_layout.layout_problems(mode, host, head, workers, ascend_nodes, peer_modes, who)
+
+
 class FilterModule(object):
     def filters(self):
         return {
             'vllm_dp_ranks': vllm_dp_ranks,
+            'vllm_layout_problems': vllm_layout_problems,
         }

@@ -8,7 +8,7 @@ FILTERS = vllm_multinode.FilterModule().filters()
 
 
 def test_filters_are_registered():
-    assert sorted(FILTERS) == ['vllm_dp_ranks']
+    assert sorted(FILTERS) == ['vllm_dp_ranks', 'vllm_layout_problems']
 
 
 def test_two_a2_nodes_of_the_w8a8_profile():
@@ -40,3 +40,9 @@ def test_single_node():
 def test_bad_input_is_refused(hosts, sizes, message):
     with pytest.raises(AnsibleFilterError, match='vllm_dp_ranks: ' + message):
         FILTERS['vllm_dp_ranks'](hosts, sizes)
+
+
+def test_layout_problems_refuses_peer_modes_that_are_not_a_dict():
+    with pytest.raises(AnsibleFilterError, match='peer_modes must be a dict'):
+        FILTERS['vllm_layout_problems']('dp', 'n1', ['n1'], ['n2'], None, ['dp'])
+    assert FILTERS['vllm_layout_problems']('dp', 'n1', ['n1'], ['n2']) == []
