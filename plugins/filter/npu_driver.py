@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
-"""Filters of the npu_driver role: the problems of a request.
+"""Filters of the npu_driver role: the problems of a request, and of the NPUs after the work.
 
 The logic lives in ``plugins/module_utils/driver_checks.py``. Documentation: one ``<filter name>.yml``
 file per filter next to this one.
@@ -26,8 +26,18 @@ def npu_driver_problems(request):
         raise AnsibleFilterError('npu_driver_problems: %s' % exc)
 
 
+def npu_driver_verify_problems(state):
+    """What is wrong with the NPUs after the work (see module_utils.driver_checks.verify_problems)."""
+    if not isinstance(state, dict) or not isinstance(state.get('npu'), dict):
+        raise AnsibleFilterError('npu_driver_verify_problems expects a mapping with the npu facts (npu_facts)')
+    try:
+        return driver_checks.verify_problems(state)
+    except StackError as exc:
+        raise AnsibleFilterError('npu_driver_verify_problems: %s' % exc)
+
+
 class FilterModule(object):
     """ascend.vllm npu_driver filters."""
 
     def filters(self):
-        return {'npu_driver_problems': npu_driver_problems}
+        return {'npu_driver_problems': npu_driver_problems, 'npu_driver_verify_problems': npu_driver_verify_problems}

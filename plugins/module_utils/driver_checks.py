@@ -108,3 +108,52 @@ def request_problems(request):
             problems.append('npu_driver_version: driver %s is installed, newer than %s%s'
                             % (r['installed_driver'], target, _REFUSAL))
     return problems
+
+
+def _same(installed, target):
+    return bool(installed) and bool(target) and compare_versions(installed, target) == 0
+
+
+def verify_problems(state):
+    """What is wrong with the NPUs after the work (empty: verified).
+
+    ``state``: ``npu`` (npu_facts: ``present``, ``chips`` with ``npu_id``/``health``, ``chip_count``,
+    ``driver_version``, ``npu_smi_version``, ``firmware_version``), ``npu_smi_error`` (text or
+    empty), ``target``, ``fw_target``, ``fw_running`` (the firmware versions the chips report),
+    ``manage_firmware``, ``expected_chips`` (npu_driver_expected_chip_count, None: the NPU
+    functions on the PCI bus), ``pci_chips``, ``force`` (npu_driver_force: unhealthy chips pass).
+    """
+    npu = state.get('npu') or {}
+    target = state.get('target') or ''
+    fw_target = state.get('fw_target') or ''
+    installed = npu.get('driver_version') or ''
+    running = npu.get('npu_smi_version') or ''
+    fw_installed = npu.get('firmware_version') or ''
+    fw_running = list(state.get('fw_running') or [])
+    manage_firmware = bool(state.get('manage_firmware'))
+    problems = []
+    if not npu.get('present'):
+        problems.append('no NPU found')
+    if state.get('npu_smi_error'):
+        problems.append('npu-smi fails: %s' % state['npu_smi_error'])
+    if not _same(installed, target):
+        problems.append('driver %s is installed, not %s' % (installed or 'none', target))
+    if not _same(running, target):
+        problems.append('driver %s runs, not %s' % (running or 'none', target))
+    if manage_firmware and fw_installed != fw_target:
+        problems.append('firmware %s is installed, not %s' % (fw_installed or 'none', fw_target))
+    if manage_firmware and fw_running and fw_running != [fw_target]:
+        problems.append('the chips run firmware %s, not %s' % (', '.join(fw_running), fw_target))
+    expected = state.get('expected_chips')
+    pci_chips = _int(state.get('pci_chips'))
+    wanted = pci_chips if expected is None else _int(expected)
+    # Without an expected count and without NPU functions on the bus there is nothing to count against.
+    if _int(npu.get('chip_count')) != wanted and not (expected is None and pci_chips == 0):
+        problems.append('npu-smi lists %s chips, %s expected (%s)' % (
+            _int(npu.get('chip_count')), wanted,
+            'npu_driver_expected_chip_count' if expected is not None else 'NPU functions on the PCI bus'))
+    sick = [chip for chip in npu.get('chips') or [] if chip.get('health') != 'OK']
+    if sick and not state.get('force'):
+        problems.append('unhealthy chips: %s'
+                        % ', '.join('%s %s' % (chip.get('npu_id'), chip.get('health')) for chip in sick))
+    return problems

@@ -1,8 +1,9 @@
 """The npu_driver checks before any change: every refusal and its message."""
 import pytest
+from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ascend.vllm.plugins.filter.npu_driver import FilterModule
-from ansible_collections.ascend.vllm.plugins.module_utils.driver_checks import request_problems
+from ansible_collections.ascend.vllm.plugins.module_utils.driver_checks import request_problems, verify_problems
 from ansible_collections.ascend.vllm.plugins.module_utils.stack import hdk_packages
 
 FILTERS = FilterModule().filters()
@@ -63,3 +64,42 @@ def test_request_problems(change, problems):
     request = dict(GOOD, **change)
     assert request_problems(request) == problems
     assert FILTERS['npu_driver_problems'](request) == problems
+
+
+def _npu(**change):
+    npu = {'present': True, 'chip_count': 8, 'driver_version': '25.5.1', 'npu_smi_version': '25.5.1',
+           'firmware_version': '7.8.0.5.216', 'chips': [{'npu_id': i, 'health': 'OK'} for i in range(8)]}
+    npu.update(change)
+    return npu
+
+
+VERIFIED = {'npu': _npu(), 'npu_smi_error': '', 'target': '25.5.1', 'fw_target': '7.8.0.5.216',
+            'fw_running': ['7.8.0.5.216'], 'manage_firmware': True, 'expected_chips': None, 'pci_chips': 8, 'force': False}
+
+
+@pytest.mark.parametrize('change, problems', [
+    ({}, []),
+    ({'npu': _npu(present=False, chip_count=0, chips=[]), 'pci_chips': 0,
+      'npu_smi_error': 'npu-smi info: rc 1: dcmi module initialize failed. ret is -8005'},
+     ['no NPU found', 'npu-smi fails: npu-smi info: rc 1: dcmi module initialize failed. ret is -8005']),
+    ({'npu': _npu(npu_smi_version='24.1.rc3')}, ['driver 24.1.rc3 runs, not 25.5.1']),
+    ({'npu': _npu(driver_version='', npu_smi_version='')},
+     ['driver none is installed, not 25.5.1', 'driver none runs, not 25.5.1']),
+    ({'npu': _npu(firmware_version='7.5.0.3.220'), 'fw_running': ['7.5.0.3.220', '7.8.0.5.216']},
+     ['firmware 7.5.0.3.220 is installed, not 7.8.0.5.216',
+      'the chips run firmware 7.5.0.3.220, 7.8.0.5.216, not 7.8.0.5.216']),
+    ({'npu': _npu(firmware_version='7.5.0.3.220'), 'manage_firmware': False}, []),
+    ({'npu': _npu(chip_count=7)}, ['npu-smi lists 7 chips, 8 expected (NPU functions on the PCI bus)']),
+    ({'expected_chips': 16}, ['npu-smi lists 8 chips, 16 expected (npu_driver_expected_chip_count)']),
+    ({'pci_chips': 0}, []),
+    ({'npu': _npu(chips=[{'npu_id': 0, 'health': 'OK'}, {'npu_id': 3, 'health': 'Alarm'}])},
+     ['unhealthy chips: 3 Alarm']),
+    ({'npu': _npu(chips=[{'npu_id': 3, 'health': 'Alarm'}]), 'force': True}, []),
+])
+def test_verify_problems(change, problems):
+    assert verify_problems(dict(VERIFIED, **change)) == problems
+
+
+def test_verify_filter_refuses_a_state_without_npu_facts():
+    with pytest.raises(AnsibleFilterError, match='expects a mapping with the npu facts'):
+        FILTERS['npu_driver_verify_problems']({'target': '25.5.1'})
