@@ -35,6 +35,13 @@ def cann_request_problems(request):
     return cann_checks.request_problems(request)
 
 
+def cann_verify_problems(state):
+    """What is wrong with CANN after the work (module_utils.cann_checks.verify_problems)."""
+    if not isinstance(state, dict):
+        raise AnsibleFilterError('cann_verify_problems expects a mapping, got %s' % type(state).__name__)
+    return cann_checks.verify_problems(state)
+
+
 class FilterModule(object):
     """ascend.vllm cann validation filters."""
 
@@ -43,4 +50,5 @@ class FilterModule(object):
             'cann_chip_choice': cann_chip_choice,
             'cann_ops_kind': cann_ops_kind,
             'cann_request_problems': cann_request_problems,
+            'cann_verify_problems': cann_verify_problems,
         }

@@ -93,3 +93,31 @@ def request_problems(request):
         problems.append('cann_profile_script must be an absolute path ending in .sh (profile.d reads only those), got %s'
                         % script)
     return problems
+
+
+def verify_problems(state):
+    """What is wrong with CANN after the work (empty: verified).
+
+    ``state``: ``version_failures`` (one text per package at another version), ``nnal_wanted``
+    (cann_nnal), ``nnal_missing``, ``nnal_dir``, ``nnal_package`` (its file name), ``env_file``,
+    ``env_exists``, ``env_home`` (ASCEND_TOOLKIT_HOME as the file sets it), ``libatb`` (the
+    libatb.so paths its LD_LIBRARY_PATH finds), ``env_current`` (the file is what the install's
+    scripts set now; None: nothing to compare, as on a first install) and ``env_scripts``.
+    """
+    env_file = state.get('env_file') or ''
+    exists = bool(state.get('env_exists'))
+    nnal_missing = bool(state.get('nnal_missing'))
+    problems = list(state.get('version_failures') or [])
+    if nnal_missing:
+        problems.append('NNAL is not installed under %s: vllm-ascend cannot load without libatb.so. Run the cann role with '
+                        'cann_nnal: true to install %s' % (state.get('nnal_dir'), state.get('nnal_package')))
+    if not exists:
+        problems.append('%s is missing' % env_file)
+    elif not str(state.get('env_home') or '').strip():
+        problems.append('%s does not set ASCEND_TOOLKIT_HOME' % env_file)
+    if exists and state.get('nnal_wanted') and not nnal_missing and not state.get('libatb'):
+        problems.append('%s puts no libatb.so on LD_LIBRARY_PATH' % env_file)
+    if exists and not nnal_missing and state.get('env_current') is False:
+        problems.append('%s is out of date: it is not what %s set now. Run the cann role again to render it'
+                        % (env_file, ' and '.join(state.get('env_scripts') or [])))
+    return problems

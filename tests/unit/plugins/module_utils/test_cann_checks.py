@@ -2,7 +2,7 @@
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.filter.cann_checks import FilterModule
-from ansible_collections.ascend.vllm.plugins.module_utils.cann_checks import chip_choice, ops_kind, request_problems
+from ansible_collections.ascend.vllm.plugins.module_utils.cann_checks import chip_choice, ops_kind, request_problems, verify_problems
 
 FILTERS = FilterModule().filters()
 
@@ -77,3 +77,31 @@ def test_request_problems(change, problems):
     request = dict(GOOD, **change)
     assert request_problems(request) == problems
     assert FILTERS['cann_request_problems'](request) == problems
+
+
+VERIFIED = {'version_failures': [], 'nnal_wanted': True, 'nnal_missing': False, 'nnal_dir': '/usr/local/Ascend/nnal/atb',
+            'nnal_package': 'Ascend-cann-nnal_9.1.0_linux-x86_64.run', 'env_file': '/etc/ascend-vllm/cann.env',
+            'env_exists': True, 'env_home': '/usr/local/Ascend/cann-9.1.0',
+            'libatb': ['/usr/local/Ascend/nnal/atb/9.1.0/atb/cxx_abi_1/lib/libatb.so'], 'env_current': True,
+            'env_scripts': ['/usr/local/Ascend/ascend-toolkit/set_env.sh', '/usr/local/Ascend/nnal/atb/set_env.sh']}
+
+
+@pytest.mark.parametrize('change, problems', [
+    ({}, []),
+    ({'env_current': None}, []),
+    ({'version_failures': ['toolkit 8.5.0 is installed, not 9.1.0 (version.info)']},
+     ['toolkit 8.5.0 is installed, not 9.1.0 (version.info)']),
+    ({'nnal_missing': True, 'libatb': [], 'env_current': False},
+     ['NNAL is not installed under /usr/local/Ascend/nnal/atb: vllm-ascend cannot load without libatb.so. Run the cann '
+      'role with cann_nnal: true to install Ascend-cann-nnal_9.1.0_linux-x86_64.run']),
+    ({'env_exists': False, 'env_home': '', 'libatb': [], 'env_current': False}, ['/etc/ascend-vllm/cann.env is missing']),
+    ({'env_home': ' '}, ['/etc/ascend-vllm/cann.env does not set ASCEND_TOOLKIT_HOME']),
+    ({'libatb': []}, ['/etc/ascend-vllm/cann.env puts no libatb.so on LD_LIBRARY_PATH']),
+    ({'libatb': [], 'nnal_wanted': False}, []),
+    ({'env_current': False},
+     ['/etc/ascend-vllm/cann.env is out of date: it is not what /usr/local/Ascend/ascend-toolkit/set_env.sh and '
+      '/usr/local/Ascend/nnal/atb/set_env.sh set now. Run the cann role again to render it']),
+])
+def test_verify_problems(change, problems):
+    assert verify_problems(dict(VERIFIED, **change)) == problems
+    assert FILTERS['cann_verify_problems'](dict(VERIFIED, **change)) == problems
