@@ -1,0 +1,42 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+"""The rolling_upgrade role's inventory checks before any node is touched (pure functions).
+
+Nothing here imports Ansible or reads a file: the role passes whether each hook file exists on
+the controller. plugins/filter/rolling_upgrade.py exposes ``request_problems`` as the filter
+``rolling_upgrade_problems``.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+_BATCH = re.compile(r'^[1-9][0-9]*%?$')
+
+
+def request_problems(request):
+    """Every reason ``request`` cannot start, in a fixed order (empty: it can).
+
+    ``request``: ``chip`` (stack_chip_support of the inventory's chip, {} when none is named),
+    ``first_batch``, ``batch`` (a count or a percentage), ``drain_file`` / ``undrain_file`` (absolute
+    paths, '' for no hook) with ``drain_exists`` / ``undrain_exists``, ``install_method``.
+    """
+    r = request
+    problems = []
+    chip = r.get('chip') or {}
+    if chip.get('level') == 'unsupported':
+        problems.append(chip.get('message') or 'the chip is not supported by the target release')
+    for key, example in (('first_batch', '1 or 10%'), ('batch', '2 or 25%')):
+        if not _BATCH.match(str(r.get(key))):
+            problems.append('rolling_upgrade_%s must be a count or a percentage such as %s, got %s' % (key, example, r.get(key)))
+    for hook in ('drain', 'undrain'):
+        path = r.get('%s_file' % hook) or ''
+        if path and not r.get('%s_exists' % hook):
+            problems.append('rolling_upgrade_%s_tasks: no such file on the controller: %s' % (hook, path))
+    method = r.get('install_method') or 'venv'
+    if method != 'venv':
+        problems.append('vllm_service_install_method %s is not supported; a rolling upgrade keeps a virtualenv per release '
+                        '(venv)' % method)
+    return problems
