@@ -36,8 +36,17 @@ def npu_driver_verify_problems(state):
         raise AnsibleFilterError('npu_driver_verify_problems: %s' % exc)
 
 
+def npu_driver_reboot_reasons(installed, running, fw_installed, fw_running, fw_flashed=False):
+    """Why the NPUs do not run what is installed (see module_utils.driver_checks.reboot_reasons)."""
+    try:
+        return driver_checks.reboot_reasons(installed or '', running or '', fw_installed or '', fw_running, bool(fw_flashed))
+    except StackError as exc:
+        raise AnsibleFilterError('npu_driver_reboot_reasons: %s' % exc)
+
+
 class FilterModule(object):
     """ascend.vllm npu_driver filters."""
 
     def filters(self):
-        return {'npu_driver_problems': npu_driver_problems, 'npu_driver_verify_problems': npu_driver_verify_problems}
+        return {'npu_driver_problems': npu_driver_problems, 'npu_driver_reboot_reasons': npu_driver_reboot_reasons,
+                'npu_driver_verify_problems': npu_driver_verify_problems}

@@ -157,3 +157,22 @@ def verify_problems(state):
         problems.append('unhealthy chips: %s'
                         % ', '.join('%s %s' % (chip.get('npu_id'), chip.get('health')) for chip in sick))
     return problems
+
+
+def reboot_reasons(installed, running, fw_installed, fw_running, fw_flashed=False):
+    """Why the node needs a reboot before the NPUs run what is installed (empty: they do).
+
+    ``installed`` / ``running``: the driver version of the install info and the one npu-smi talks to
+    ('' for none); ``fw_installed``: the firmware version of the install info; ``fw_running``: the
+    versions upgrade-tool reads from the chips ([] when it could not read them); ``fw_flashed``: this
+    run flashed firmware (which the chips take at the next boot).
+    """
+    fw_running = list(fw_running or [])
+    reasons = []
+    if installed and (not running or compare_versions(running, installed) != 0):
+        reasons.append('driver %s is installed, %s runs' % (installed, running or 'no driver'))
+    if fw_installed and fw_running and fw_running != [fw_installed]:
+        reasons.append('firmware %s is installed, %s runs' % (fw_installed, ', '.join(fw_running)))
+    elif fw_flashed and not fw_running:
+        reasons.append('firmware %s was flashed by this run' % fw_installed)
+    return reasons

@@ -3,7 +3,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ascend.vllm.plugins.filter.npu_driver import FilterModule
-from ansible_collections.ascend.vllm.plugins.module_utils.driver_checks import request_problems, verify_problems
+from ansible_collections.ascend.vllm.plugins.module_utils.driver_checks import reboot_reasons, request_problems, verify_problems
 from ansible_collections.ascend.vllm.plugins.module_utils.stack import hdk_packages
 
 FILTERS = FilterModule().filters()
@@ -103,3 +103,19 @@ def test_verify_problems(change, problems):
 def test_verify_filter_refuses_a_state_without_npu_facts():
     with pytest.raises(AnsibleFilterError, match='expects a mapping with the npu facts'):
         FILTERS['npu_driver_verify_problems']({'target': '25.5.1'})
+
+
+@pytest.mark.parametrize('args, reasons', [
+    (('25.5.1', '25.5.1', '7.8.0.5.216', ['7.8.0.5.216']), []),
+    (('', '', '', []), []),
+    (('25.5.1', '24.1.rc3', '7.8.0.5.216', ['7.8.0.5.216']), ['driver 25.5.1 is installed, 24.1.rc3 runs']),
+    (('25.5.1', '', '', []), ['driver 25.5.1 is installed, no driver runs']),
+    (('25.5.1', '25.5.1', '7.8.0.5.216', ['7.5.0.3.220', '7.8.0.5.216']),
+     ['firmware 7.8.0.5.216 is installed, 7.5.0.3.220, 7.8.0.5.216 runs']),
+    (('25.5.1', '25.5.1', '7.8.0.5.216', [], True), ['firmware 7.8.0.5.216 was flashed by this run']),
+    (('25.5.1', '25.5.1', '7.8.0.5.216', ['7.8.0.5.216'], True), []),
+    (('25.5.1', '25.5.1', '7.8.0.5.216', []), []),
+])
+def test_reboot_reasons(args, reasons):
+    assert reboot_reasons(*args) == reasons
+    assert FILTERS['npu_driver_reboot_reasons'](*args) == reasons
