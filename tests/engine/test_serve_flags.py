@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.ascend.vllm.plugins.module_utils import stack_matrix
+from ansible_collections.ascend.vllm.plugins.module_utils.stack import release_row
 from ansible_collections.ascend.vllm.plugins.module_utils import vllm_service as vs
 
 REPO = Path(__file__).resolve().parents[2]
 ROLE = REPO / 'roles' / 'vllm_service'
 VARS = yaml.safe_load((ROLE / 'vars' / 'main.yml').read_text())
 DEFAULTS = yaml.safe_load((ROLE / 'defaults' / 'main.yml').read_text())
-ROW = next(row for row in stack_matrix.RELEASES if row['release'] == stack_matrix.DEFAULT_RELEASE)
+ROW = release_row()  # the default release
 PROFILES = VARS['__vllm_service_profiles']
 # What a head passes its workers (tasks/multinode.yml); the address is a documentation address.
 DP_NODE = {'address': '192.0.2.10', 'rpc_port': DEFAULTS['vllm_service_multinode_rpc_port']}
