@@ -91,6 +91,10 @@ def vllm_unit_action(changed, active_state):
     return _call(vs.unit_action, bool(changed), active_state)
 
 
+def vllm_rollback_plan(files, active_before, role='single', enabled=True):
+    return _call(vs.rollback_plan, files, active_before, role, bool(enabled))
+
+
 def vllm_container_plan(chips, visible, install_path='/usr/local/Ascend', model_dir=None, extra_mounts=None):
     return _call(vs.container_plan, chips, visible, install_path, model_dir, extra_mounts)
 
@@ -116,4 +120,5 @@ class FilterModule(object):
             'vllm_name_problems': vllm_name_problems,
             'vllm_container_plan': vllm_container_plan,
             'vllm_unit_action': vllm_unit_action,
+            'vllm_rollback_plan': vllm_rollback_plan,
         }

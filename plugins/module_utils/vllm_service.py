@@ -471,6 +471,46 @@ def unit_action(changed, active_state):
     return {'action': action, 'reset_failed': state == 'failed'}
 
 
+def rollback_plan(files, active_before, role='single', enabled=True):
+    """What a failed health gate after this run's change puts back: ``{possible, reason, restore,
+    remove, discard}``.
+
+    ``files`` - one ``{path, result, backup}`` per file the run wrote: ``result`` is the registered
+    result of the task (a template or copy with ``backup: true`` reports ``backup_file`` when it
+    replaced an existing file; ``backup`` names where a task that removed the file moved it). A
+    changed file with a backup is restored from it (``restore``: ``[backup, path]`` pairs); a
+    changed file without one did not exist before and is removed (``remove``). ``discard`` are
+    the backups to delete once the gate passed, or when nothing is rolled back.
+
+    Rolled back only when there is a serving service to return to: the unit was ``active`` before
+    the run, and it is a single-node service (the nodes of a multi-node service would have to go
+    back together). ``reason`` says why not, else None.
+    """
+    restore, remove = [], []
+    for entry in files or []:
+        result = entry.get('result') or {}
+        if not result.get('changed') or result.get('skipped'):
+            continue
+        backup = result.get('backup_file') or entry.get('backup')
+        if backup:
+            restore.append([backup, entry['path']])
+        else:
+            remove.append(entry['path'])
+    state = (active_before or '').strip() or 'unknown'
+    if not (restore or remove):
+        reason = 'this run changed none of the files the unit reads'
+    elif not enabled:
+        reason = 'vllm_service_rollback is false'
+    elif role != 'single':
+        reason = 'a multi-node service is not rolled back (its nodes would have to go back together)'
+    elif state != 'active':
+        reason = 'the unit was %s before this run, so there is no serving configuration to return to' % state
+    else:
+        reason = None
+    return {'possible': reason is None, 'reason': reason, 'restore': restore, 'remove': remove,
+            'discard': [pair[0] for pair in restore]}
+
+
 def container_plan(chips, visible, install_path='/usr/local/Ascend', model_dir=None, extra_mounts=None):
     """Devices and bind mounts of a vllm-ascend container from npu_facts' ``chips``.
 

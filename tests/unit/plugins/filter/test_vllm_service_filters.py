@@ -11,8 +11,13 @@ def test_filters_are_registered():
     assert sorted(FILTERS) == ['vllm_api_key_problems', 'vllm_binding_layer', 'vllm_chips_needed', 'vllm_container_plan',
                                'vllm_env_file', 'vllm_env_lines', 'vllm_env_problems', 'vllm_hccl_expansion',
                                'vllm_merge_args', 'vllm_multinode_args', 'vllm_name_problems', 'vllm_numa_binding',
-                               'vllm_pip_check', 'vllm_profile_release', 'vllm_profile_serve', 'vllm_serve_argv',
+                               'vllm_pip_check', 'vllm_profile_release', 'vllm_profile_serve', 'vllm_rollback_plan', 'vllm_serve_argv',
                                'vllm_systemd_exec', 'vllm_unit_action']
+
+
+def test_rollback_plan_filter_reads_registered_results():
+    plan = FILTERS['vllm_rollback_plan']([{'path': '/u', 'result': {'changed': True, 'backup_file': '/u.1~'}}], 'active', 'single', 'yes')
+    assert plan['possible'] and plan['restore'] == [['/u.1~', '/u']]
 
 
 def test_profile_serve_failure_names_the_filter():

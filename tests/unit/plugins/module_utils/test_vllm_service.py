@@ -251,6 +251,50 @@ def test_unit_action(changed, state, action, reset):
     assert vs.unit_action(changed, state) == {'action': action, 'reset_failed': reset}
 
 
+ENV, KEY, UNIT = '/etc/ascend-vllm/vllm-main.env', '/etc/ascend-vllm/vllm-main.key', '/etc/systemd/system/vllm-main.service'
+
+
+def _written(env=None, key=None, key_moved=None, unit=None):
+    ok = {'changed': False}
+    return [{'path': ENV, 'result': env or ok}, {'path': KEY, 'result': key or ok},
+            {'path': KEY, 'result': key_moved or {'skipped': True, 'changed': False}, 'backup': KEY + '.previous'},
+            {'path': UNIT, 'result': unit or ok}]
+
+
+def test_rollback_plan_restores_replaced_files_and_removes_new_ones():
+    plan = vs.rollback_plan(_written(env={'changed': True, 'backup_file': ENV + '.1.2026~'},
+                                     key={'changed': True},
+                                     unit={'changed': True, 'backup_file': UNIT + '.1.2026~'}), 'active\n')
+    assert plan == {'possible': True, 'reason': None,
+                    'restore': [[ENV + '.1.2026~', ENV], [UNIT + '.1.2026~', UNIT]],
+                    'remove': [KEY], 'discard': [ENV + '.1.2026~', UNIT + '.1.2026~']}
+
+
+def test_rollback_plan_puts_a_removed_key_back_from_where_it_was_moved():
+    plan = vs.rollback_plan(_written(key_moved={'changed': True}), 'active')
+    assert plan['restore'] == [[KEY + '.previous', KEY]]
+    assert plan['possible'] and plan['remove'] == []
+
+
+@pytest.mark.parametrize('active, role, enabled, reason', [
+    ('activating', 'single', True, 'the unit was activating before this run, so there is no serving configuration'),
+    ('', 'single', True, 'the unit was unknown before this run'),
+    ('active', 'head', True, 'a multi-node service is not rolled back'),
+    ('active', 'single', False, 'vllm_service_rollback is false'),
+])
+def test_rollback_plan_refuses_without_a_serving_single_node_to_return_to(active, role, enabled, reason):
+    plan = vs.rollback_plan(_written(env={'changed': True, 'backup_file': ENV + '~'}), active, role, enabled)
+    assert not plan['possible'] and plan['reason'].startswith(reason)
+    # The backups are still discarded when nothing is rolled back.
+    assert plan['discard'] == [ENV + '~']
+
+
+def test_rollback_plan_without_a_change_has_nothing_to_restore():
+    plan = vs.rollback_plan(_written(), 'active')
+    assert plan == {'possible': False, 'reason': 'this run changed none of the files the unit reads',
+                    'restore': [], 'remove': [], 'discard': []}
+
+
 PROFILE = {
     'args': {'max-model-len': 32768, 'block-size': 128},
     'env': {'A': 'profile'},
