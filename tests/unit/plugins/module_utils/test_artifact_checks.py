@@ -1,0 +1,58 @@
+# -*- coding: utf-8 -*-
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.module_utils import artifact_checks as ac
+
+GOOD = 'a' * 64
+OTHER = 'b' * 64
+DRV = 'Ascend-hdk-910b-npu-driver_25.5.2_linux-aarch64.run'
+SUMS = '%s  %s\n%s *fw.run\r\nnot a line\n' % (GOOD.upper(), DRV, OTHER)
+WHERE = 'http://mirror/ascend/SHA256SUMS'
+
+
+def test_parse_sums_reads_text_and_binary_mode_lines():
+    assert ac.parse_sums(SUMS) == {DRV: GOOD, 'fw.run': OTHER}
+    assert ac.parse_sums('') == {}
+
+
+def test_a_pin_wins_and_is_remembered_as_the_origin():
+    exp = ac.expected(SUMS, {DRV: ' ' + 'C' * 64})
+    assert exp['sha256'] == {DRV: 'c' * 64, 'fw.run': OTHER}
+    assert exp['origin'] == {DRV: 'pin', 'fw.run': 'sums'}
+    assert exp['listed'][DRV] == GOOD
+
+
+def test_a_file_that_arrived_wrong_blames_the_source():
+    exp = ac.expected(SUMS)
+    assert ac.mismatch(DRV, OTHER, exp, WHERE) == (
+        '%s arrived with SHA256 %s, expected %s (listed in %s); the copy was removed. The source file is damaged or '
+        'its SHA256SUMS is stale: fetch the vendor package again.' % (DRV, OTHER, GOOD, WHERE))
+
+
+def test_a_wrong_pin_is_named_when_the_list_matches_the_file():
+    exp = ac.expected(SUMS, {DRV: '0' * 64})
+    assert ac.mismatch(DRV, GOOD, exp, WHERE) == (
+        '%s arrived with SHA256 %s, expected %s (pinned in ascend_artifacts_sha256); the copy was removed. It matches '
+        '%s: the pin ascend_artifacts_sha256[%s] is wrong.' % (DRV, GOOD, '0' * 64, WHERE, DRV))
+
+
+@pytest.mark.parametrize('pins, tail', [
+    ({DRV: '0' * 64}, 'It matches %s: the pin ascend_artifacts_sha256[%s] is wrong.' % (WHERE, DRV)),
+    ({}, '%s does not describe that file: regenerate it, or fetch the vendor package again.' % WHERE),
+])
+def test_a_cached_file_the_source_holds_too_is_kept_and_the_expectation_questioned(pins, tail):
+    exp = ac.expected(SUMS if pins else '%s  %s\n' % (OTHER, DRV), pins)
+    text = ac.mismatch(DRV, GOOD, exp, WHERE, kept=True)
+    assert text.startswith('%s: the source and the cache hold the same file, SHA256 %s, but the ' % (DRV, GOOD))
+    assert 'the cached file was kept.' in text and 'removed' not in text
+    assert text.endswith(tail)
+
+
+def test_a_pin_without_a_listed_entry_names_both_suspects():
+    exp = ac.expected('', {DRV: '0' * 64})
+    assert ac.mismatch(DRV, GOOD, exp, WHERE).endswith(
+        'The pin ascend_artifacts_sha256[%s] is wrong, or the source file is damaged.' % DRV)
