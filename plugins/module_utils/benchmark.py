@@ -65,13 +65,25 @@ def _rate_text(rate):
     return ('%d' % rate) if rate == int(rate) else repr(rate)
 
 
+def _whole(value):
+    """An int, or the digits ``-e key=value`` passes as a string; None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
 def _positive_int(params, key, optional=False):
     value = params.get(key)
     if value is None and optional:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    number = _whole(value)
+    if number is None or number < 1:
         raise BenchmarkError('%s must be a positive integer, got %r' % (key, value))
-    return value
+    return number
 
 
 def command(tool, cli, params):
@@ -94,9 +106,9 @@ def command(tool, cli, params):
     output_len = _positive_int(params, 'output_len')
     concurrency = _positive_int(params, 'max_concurrency', optional=True)
     rate = request_rate(params.get('request_rate'))
-    seed = params.get('seed', 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise BenchmarkError('seed must be a non-negative integer, got %r' % (seed,))
+    seed = _whole(params.get('seed', 0))
+    if seed is None or seed < 0:
+        raise BenchmarkError('seed must be a non-negative integer, got %r' % (params.get('seed'),))
     tokenizer = params.get('tokenizer') or ''
     base_url = str(params['base_url']).rstrip('/')
 

@@ -75,7 +75,10 @@ def test_guidellm_command_profiles(params, profile):
 
 @pytest.mark.parametrize('change, message', [
     ({'num_prompts': 0}, 'num_prompts must be a positive integer, got 0'),
-    ({'input_len': '32'}, "input_len must be a positive integer, got '32'"),
+    ({'input_len': '32k'}, "input_len must be a positive integer, got '32k'"),
+    ({'output_len': '1.5'}, "output_len must be a positive integer, got '1.5'"),
+    ({'num_prompts': '0'}, "num_prompts must be a positive integer, got '0'"),
+    ({'seed': 'x'}, "seed must be a non-negative integer, got 'x'"),
     ({'max_concurrency': 0}, 'max_concurrency must be a positive integer, got 0'),
     ({'request_rate': 0}, 'request rate must be a positive number or inf, got 0'),
     ({'request_rate': 'fast'}, "request rate must be a positive number or inf, got 'fast'"),
@@ -85,6 +88,12 @@ def test_guidellm_command_profiles(params, profile):
 def test_command_refuses_bad_parameters(change, message):
     with pytest.raises(bm.BenchmarkError, match='^%s$' % message.replace('(', r'\(').replace(')', r'\)')):
         bm.command('vllm_bench', 'vllm', dict(PARAMS, **change))
+
+
+def test_command_takes_whole_numbers_given_as_extra_var_strings():
+    # ansible-playbook -e benchmark_num_prompts=20 passes the text '20'.
+    strings = dict(PARAMS, num_prompts='20', input_len='32', output_len=' 16', max_concurrency='4', seed='7')
+    assert bm.command('vllm_bench', 'vllm', strings) == bm.command('vllm_bench', 'vllm', PARAMS)
 
 
 def test_command_refuses_unknown_tool_and_empty_cli():
