@@ -91,6 +91,14 @@ def vllm_unit_action(changed, active_state):
     return _call(vs.unit_action, bool(changed), active_state)
 
 
+def vllm_requirement_names(requirements):
+    return _call(vs.requirement_names, requirements)
+
+
+def vllm_unit_drift(properties, unit, user):
+    return _call(vs.unit_drift, unit, properties, user)
+
+
 def vllm_rollback_plan(files, active_before, role='single', enabled=True):
     return _call(vs.rollback_plan, files, active_before, role, bool(enabled))
 
@@ -121,4 +129,6 @@ class FilterModule(object):
             'vllm_container_plan': vllm_container_plan,
             'vllm_unit_action': vllm_unit_action,
             'vllm_rollback_plan': vllm_rollback_plan,
+            'vllm_unit_drift': vllm_unit_drift,
+            'vllm_requirement_names': vllm_requirement_names,
         }

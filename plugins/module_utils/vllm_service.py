@@ -471,6 +471,51 @@ def unit_action(changed, active_state):
     return {'action': action, 'reset_failed': state == 'failed'}
 
 
+_REQUIREMENT_NAME = re.compile(r'^\s*([A-Za-z0-9][A-Za-z0-9._-]*)')
+
+
+def requirement_names(requirements):
+    """The distribution names of pip requirement strings (``torch==2.10.0``, ``numpy<2.0.0``,
+    ``fastapi[standard]>=0.115``), in order, each once; a string without one is an error."""
+    names = []
+    for text in requirements or []:
+        match = _REQUIREMENT_NAME.match(str(text))
+        if not match:
+            raise ServiceError('%r is not a pip requirement' % (text,))
+        if match.group(1) not in names:
+            names.append(match.group(1))
+    return names
+
+
+# The hardening the role writes into a venv unit (templates/vllm.service.j2), as `systemctl show`
+# prints it once loaded; the user comes from the role's variables.
+UNIT_HARDENING = {'NoNewPrivileges': 'yes', 'ProtectSystem': 'strict', 'ProtectHome': 'yes', 'PrivateTmp': 'yes',
+                  'DevicePolicy': 'closed', 'CapabilityBoundingSet': ''}
+
+
+def unit_drift(unit, properties, user):
+    """What of the loaded venv ``unit`` differs from what the role writes: a list of sentences.
+
+    ``properties`` - ``systemctl show`` of the unit as a dict; ``user`` - the service user
+    (``User=``); the hardening is UNIT_HARDENING. ``NeedDaemonReload=yes`` means the file on
+    disk was changed after systemd loaded it: what runs is not what the file says.
+    """
+    props = properties or {}
+    wanted = dict(UNIT_HARDENING, User=user)
+    problems = []
+    if props.get('NeedDaemonReload') == 'yes':
+        problems.append('%s was changed on disk since systemd loaded it (%s; NeedDaemonReload=yes)'
+                        % (unit, props.get('FragmentPath') or 'its unit file'))
+    for name in sorted(wanted):
+        want = '' if wanted[name] is None else str(wanted[name])
+        have = props.get(name)
+        if have is None:
+            continue
+        if have.strip() != want:
+            problems.append('%s runs with %s=%s, the role writes %s=%s' % (unit, name, have.strip(), name, want))
+    return problems
+
+
 def rollback_plan(files, active_before, role='single', enabled=True):
     """What a failed health gate after this run's change puts back: ``{possible, reason, restore,
     remove, discard}``.

@@ -295,6 +295,39 @@ def test_rollback_plan_without_a_change_has_nothing_to_restore():
                     'restore': [], 'remove': [], 'discard': []}
 
 
+def test_requirement_names_in_order_once():
+    assert vs.requirement_names(['vllm==0.23.0', ' numpy<2.0.0', 'fastapi[standard]>=0.115.0', 'torch_npu==2.10.0.post4',
+                                 'vllm']) == ['vllm', 'numpy', 'fastapi', 'torch_npu']
+    with pytest.raises(vs.ServiceError, match="'==1' is not a pip requirement"):
+        vs.requirement_names(['==1'])
+
+
+LOADED = {'User': 'vllm', 'NoNewPrivileges': 'yes', 'ProtectSystem': 'strict', 'ProtectHome': 'yes', 'PrivateTmp': 'yes',
+          'DevicePolicy': 'closed', 'CapabilityBoundingSet': '', 'NeedDaemonReload': 'no',
+          'FragmentPath': '/etc/systemd/system/vllm-main.service'}
+
+
+def test_unit_drift_accepts_the_unit_the_role_writes():
+    assert vs.unit_drift('vllm-main.service', LOADED, 'vllm') == []
+
+
+def test_unit_drift_names_every_weakened_setting_and_an_unloaded_edit():
+    tampered = dict(LOADED, User='root', NoNewPrivileges='no', ProtectSystem='no', NeedDaemonReload='yes',
+                    CapabilityBoundingSet='cap_chown cap_sys_admin')
+    assert vs.unit_drift('vllm-main.service', tampered, 'vllm') == [
+        'vllm-main.service was changed on disk since systemd loaded it (/etc/systemd/system/vllm-main.service; '
+        'NeedDaemonReload=yes)',
+        'vllm-main.service runs with CapabilityBoundingSet=cap_chown cap_sys_admin, the role writes CapabilityBoundingSet=',
+        'vllm-main.service runs with NoNewPrivileges=no, the role writes NoNewPrivileges=yes',
+        'vllm-main.service runs with ProtectSystem=no, the role writes ProtectSystem=strict',
+        'vllm-main.service runs with User=root, the role writes User=vllm',
+    ]
+
+
+def test_unit_drift_does_not_judge_what_was_not_read():
+    assert vs.unit_drift('vllm-main.service', {'User': 'vllm'}, 'vllm') == []
+
+
 PROFILE = {
     'args': {'max-model-len': 32768, 'block-size': 128},
     'env': {'A': 'profile'},

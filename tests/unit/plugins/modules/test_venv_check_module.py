@@ -1,0 +1,72 @@
+"""ascend.vllm.venv_check against a virtualenv that real pip installed a wheel into."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ascend_sim import wheels
+from ansible_collections.ascend.vllm.plugins.module_utils import venv_record as vr
+from ansible_collections.ascend.vllm.plugins.modules import venv_check
+
+
+@pytest.fixture(scope='module')
+def venv(tmp_path_factory):
+    """A virtualenv with the stand-in vllm 0.23.0+sim installed by pip (its RECORD is pip's)."""
+    base = tmp_path_factory.mktemp('venv-check')
+    wheel = base / wheels.wheel_filename('vllm', '0.23.0+sim')
+    wheel.write_bytes(wheels.build_wheel_bytes('vllm', '0.23.0+sim', wheels.STACKS['0.23.0']))
+    path = str(base / 'v')
+    env = dict(os.environ, PIP_CONFIG_FILE=os.devnull, PIP_CONSTRAINT='', PIP_NO_INDEX='1',
+               PIP_DISABLE_PIP_VERSION_CHECK='1')
+    subprocess.run([sys.executable, '-m', 'venv', path], check=True)
+    subprocess.run([os.path.join(path, 'bin', 'pip'), 'install', '--quiet', '--no-deps', str(wheel)],
+                   check=True, env=env)
+    return path
+
+
+def _site(venv):
+    return vr.site_packages(venv)[0]
+
+
+def test_an_intact_install_has_nothing_to_report(run_module, venv):
+    failed, result = run_module(venv_check, {'venv': venv, 'distributions': ['vllm', 'torch_npu']})
+    assert not failed and result['changed'] is False
+    assert result['damaged'] == [] and result['problems'] == [] and result['reinstall'] == []
+    assert result['absent'] == ['torch_npu']
+    (entry,) = result['distributions']
+    assert (entry['name'], entry['version']) == ('vllm', '0.23.0+sim')
+    # pip's RECORD lists the package's files and the console script it generated.
+    assert entry['files'] > 5 and entry['missing'] == [] and entry['changed'] == []
+
+
+def test_a_deleted_and_an_edited_file_are_named_with_the_reinstall(run_module, venv):
+    site = _site(venv)
+    os.remove(os.path.join(site, 'vllm', 'entrypoints', 'cli', 'main.py'))
+    with open(os.path.join(site, 'vllm', '__init__.py'), 'a') as handle:
+        handle.write('# edited\n')
+    failed, result = run_module(venv_check, {'venv': venv, 'distributions': ['VLLM']}, check_mode=True)
+    assert not failed and result['changed'] is False
+    assert result['damaged'] == ['vllm']
+    (entry,) = result['distributions']
+    assert entry['missing'] == ['vllm/entrypoints/cli/main.py']
+    assert entry['changed'] == ['vllm/__init__.py']
+    assert result['reinstall'] == ['vllm==0.23.0+sim']
+    assert result['problems'] == [
+        'vllm 0.23.0+sim in %s: 1 file(s) missing (vllm/entrypoints/cli/main.py); 1 file(s) changed '
+        '(vllm/__init__.py) since it was installed' % venv]
+
+
+def test_a_venv_without_site_packages_has_every_name_absent(run_module, tmp_path):
+    failed, result = run_module(venv_check, {'venv': str(tmp_path), 'distributions': ['vllm']})
+    assert not failed and result['absent'] == ['vllm'] and result['distributions'] == []
+
+
+def test_parse_record_skips_rows_without_a_hash():
+    text = 'a/b.py,sha256=abc,12\na/RECORD,,\n../../bin/x,sha256=def,3\nbroken\n'
+    assert vr.parse_record(text) == [('a/b.py', 'sha256', 'abc'), ('../../bin/x', 'sha256', 'def')]
+
+
+def test_describe_shortens_long_lists():
+    entry = {'name': 'torch', 'version': '2.10.0', 'missing': ['a', 'b', 'c', 'd'], 'changed': []}
+    assert vr.describe(entry, '/v') == 'torch 2.10.0 in /v: 4 file(s) missing (a, b, c, ...) since it was installed'
