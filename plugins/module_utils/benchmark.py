@@ -285,7 +285,9 @@ def judge(summary, slo_ttft_p99_ms=None, slo_output_throughput=None, num_prompts
     ttft_slo = _slo(slo_ttft_p99_ms, 'benchmark_slo_ttft_p99_ms')
     tput_slo = _slo(slo_output_throughput, 'benchmark_slo_output_throughput')
     result = dict(summary)
-    expected = num_prompts if num_prompts is not None else summary.get('num_prompts')
+    if num_prompts is not None and _whole(num_prompts) is None:
+        raise BenchmarkError('num_prompts must be a whole number, got %r' % (num_prompts,))
+    expected = _whole(num_prompts) if num_prompts is not None else summary.get('num_prompts')
     missed = []
     completed = summary.get('completed') or 0
     if expected is not None and completed < expected:

@@ -159,6 +159,15 @@ def test_judge_passes_within_the_slos():
     assert result['slo'] == {'ttft_p99_ms': 31.0, 'output_throughput': 100.0}
 
 
+def test_judge_takes_the_request_count_as_extra_var_text():
+    # -e benchmark_num_prompts=20 / 21: the count the run asked for, as text.
+    assert bm.summarize(VLLM_RESULT, 'vllm_bench', None, None, '20')['verdict'] == 'pass'
+    missed = bm.summarize(VLLM_RESULT, 'vllm_bench', None, None, '21')['missed']
+    assert [m['message'] for m in missed] == ['20 of 21 requests completed (1 failed)']
+    with pytest.raises(bm.BenchmarkError, match="num_prompts must be a whole number, got 'many'"):
+        bm.summarize(VLLM_RESULT, 'vllm_bench', None, None, 'many')
+
+
 def test_judge_null_slos_are_not_judged():
     result = bm.summarize(dict(VLLM_RESULT, p99_ttft_ms=1e6, output_throughput=0.1), 'vllm_bench')
     assert result['verdict'] == 'pass'
