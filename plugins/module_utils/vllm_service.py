@@ -520,12 +520,14 @@ def rollback_plan(files, active_before, role='single', enabled=True):
     """What a failed health gate after this run's change puts back: ``{possible, reason, restore,
     remove, discard}``.
 
-    ``files`` - one ``{path, result, backup}`` per file the run wrote: ``result`` is the registered
-    result of the task (a template or copy with ``backup: true`` reports ``backup_file`` when it
-    replaced an existing file; ``backup`` names where a task that removed the file moved it). A
-    changed file with a backup is restored from it (``restore``: ``[backup, path]`` pairs); a
-    changed file without one did not exist before and is removed (``remove``). ``discard`` are
-    the backups to delete once the gate passed, or when nothing is rolled back.
+    ``files`` - one ``{path, result, backup, existed}`` per file the run wrote: ``result`` is the
+    registered result of the task (a template or copy with ``backup: true`` reports
+    ``backup_file`` when it replaced the content of an existing file; ``backup`` names where a task
+    that removed the file moved it); ``existed`` - the file was there before the run. A changed
+    file with a backup is restored from it (``restore``: ``[backup, path]`` pairs); a changed file
+    that did not exist before is removed (``remove``); a file that existed and changed without a
+    backup changed its owner or mode only, and is left as it is. ``discard`` are the backups to
+    delete once the gate passed, or when nothing is rolled back.
 
     Rolled back only when there is a serving service to return to: the unit was ``active`` before
     the run, and it is a single-node service (the nodes of a multi-node service would have to go
@@ -539,11 +541,11 @@ def rollback_plan(files, active_before, role='single', enabled=True):
         backup = result.get('backup_file') or entry.get('backup')
         if backup:
             restore.append([backup, entry['path']])
-        else:
+        elif not entry.get('existed'):
             remove.append(entry['path'])
     state = (active_before or '').strip() or 'unknown'
     if not (restore or remove):
-        reason = 'this run changed none of the files the unit reads'
+        reason = 'this run changed the content of none of the files the unit reads'
     elif not enabled:
         reason = 'vllm_service_rollback is false'
     elif role != 'single':

@@ -270,6 +270,16 @@ def test_rollback_plan_restores_replaced_files_and_removes_new_ones():
                     'remove': [KEY], 'discard': [ENV + '.1.2026~', UNIT + '.1.2026~']}
 
 
+def test_rollback_plan_leaves_a_file_whose_mode_only_changed():
+    # copy/template fix a file's mode or owner without a backup (the content is the same): it was
+    # there before the run and must not be removed by a rollback.
+    files = _written(env={'changed': True})
+    files[0]['existed'] = True
+    plan = vs.rollback_plan(files, 'active')
+    assert plan['remove'] == [] and plan['restore'] == []
+    assert not plan['possible'] and plan['reason'] == 'this run changed the content of none of the files the unit reads'
+
+
 def test_rollback_plan_puts_a_removed_key_back_from_where_it_was_moved():
     plan = vs.rollback_plan(_written(key_moved={'changed': True}), 'active')
     assert plan['restore'] == [[KEY + '.previous', KEY]]
@@ -291,7 +301,7 @@ def test_rollback_plan_refuses_without_a_serving_single_node_to_return_to(active
 
 def test_rollback_plan_without_a_change_has_nothing_to_restore():
     plan = vs.rollback_plan(_written(), 'active')
-    assert plan == {'possible': False, 'reason': 'this run changed none of the files the unit reads',
+    assert plan == {'possible': False, 'reason': 'this run changed the content of none of the files the unit reads',
                     'restore': [], 'remove': [], 'discard': []}
 
 
