@@ -91,6 +91,10 @@ def vllm_unit_action(changed, active_state):
     return _call(vs.unit_action, bool(changed), active_state)
 
 
+def vllm_open_api_warnings(host, port=8000, key_set=False):
+    return _call(vs.open_api_warnings, host, port, bool(key_set))
+
+
 def vllm_requirement_names(requirements):
     return _call(vs.requirement_names, requirements)
 
@@ -131,4 +135,5 @@ class FilterModule(object):
             'vllm_rollback_plan': vllm_rollback_plan,
             'vllm_unit_drift': vllm_unit_drift,
             'vllm_requirement_names': vllm_requirement_names,
+            'vllm_open_api_warnings': vllm_open_api_warnings,
         }

@@ -377,6 +377,21 @@ def api_key_problems(key, variable='vllm_service_api_key'):
     return []
 
 
+_EVERY_ADDRESS = ('0.0.0.0', '::', '')
+
+
+def open_api_warnings(host, port=8000, key_set=False):
+    """Warnings for an API server without a key that listens on every address (the role's
+    defaults); none with a key or on a chosen address."""
+    listen = '' if host is None else str(host)
+    if key_set or listen not in _EVERY_ADDRESS:
+        return []
+    return ['no vllm_service_api_key is set and vllm_service_host is %s: the OpenAI API answers anyone who reaches '
+            'port %s (/health, /metrics and /version answer without a key in any case); set vllm_service_api_key '
+            'from Ansible Vault, or bind vllm_service_host to an address only trusted clients reach'
+            % (listen or 'empty', port)]
+
+
 def env_line(name, value, reader='systemd'):
     """One ``NAME=value`` line that ``reader`` (``systemd`` or ``podman``) reads back as ``value``.
 

@@ -305,6 +305,17 @@ def test_rollback_plan_without_a_change_has_nothing_to_restore():
                     'restore': [], 'remove': [], 'discard': []}
 
 
+@pytest.mark.parametrize('host, key_set, warned', [
+    ('0.0.0.0', False, True), ('::', False, True), ('', False, True), ('127.0.0.1', False, False), ('0.0.0.0', True, False),
+])
+def test_open_api_warnings(host, key_set, warned):
+    warnings = vs.open_api_warnings(host, 8000, key_set)
+    assert bool(warnings) == warned
+    if warned:
+        assert warnings[0].startswith('no vllm_service_api_key is set and vllm_service_host is %s: the OpenAI API answers '
+                                      'anyone who reaches port 8000' % (host or 'empty'))
+
+
 def test_requirement_names_in_order_once():
     assert vs.requirement_names(['vllm==0.23.0', ' numpy<2.0.0', 'fastapi[standard]>=0.115.0', 'torch_npu==2.10.0.post4',
                                  'vllm']) == ['vllm', 'numpy', 'fastapi', 'torch_npu']
