@@ -1,0 +1,63 @@
+# -*- coding: utf-8 -*-
+# Apache License 2.0 (see LICENSE)
+"""Filters of the preflight role; the rules are in plugins/module_utils/preflight_checks.py.
+Documentation: one ``<filter name>.yml`` file per filter next to this one."""
+
+from __future__ import (absolute_import, division, print_function)
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ascend.vllm.plugins.module_utils import pip_plan
+from ansible_collections.ascend.vllm.plugins.module_utils import preflight_checks as pc
+from ansible_collections.ascend.vllm.plugins.module_utils import stack
+
+
+def _call(name, function, *args):
+    try:
+        return function(*args)
+    except (pc.PreflightError, stack.StackError, pip_plan.PlanError, ValueError, TypeError, KeyError) as exc:
+        raise AnsibleFilterError('%s: %s' % (name, exc))
+
+
+def preflight_inventory_results(variables):
+    return _call('preflight_inventory_results', pc.inventory_results, variables)
+
+
+def preflight_host_plan(variables):
+    return _call('preflight_host_plan', pc.host_plan, variables)
+
+
+def preflight_host_results(plan, variables):
+    return _call('preflight_host_results', pc.host_results, plan, variables)
+
+
+def preflight_report_hosts(hosts, layer, hostvars):
+    """``hostvars``: Ansible's, read here because a host that dropped out early lacks the
+    variables, and Jinja's map(attribute=..., default=...) does not default on hostvars."""
+    hosts = list(hosts)
+    found = [hostvars.get(host) or {} for host in hosts]
+    return _call('preflight_report_hosts', pc.report_hosts, hosts, layer,
+                 [vars_.get('__preflight_layers') or {} for vars_ in found],
+                 [vars_.get('ascend_stack') for vars_ in found])
+
+
+def preflight_summary(results, layer):
+    return _call('preflight_summary', pc.summary, results, layer)
+
+
+def preflight_failure(results, host, layer, report_path=''):
+    return _call('preflight_failure', pc.failure_message, results, host, layer, report_path or '')
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            'preflight_inventory_results': preflight_inventory_results,
+            'preflight_host_plan': preflight_host_plan,
+            'preflight_host_results': preflight_host_results,
+            'preflight_report_hosts': preflight_report_hosts,
+            'preflight_summary': preflight_summary,
+            'preflight_failure': preflight_failure,
+        }

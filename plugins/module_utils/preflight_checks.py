@@ -1,0 +1,715 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+"""The rules of the preflight role: its checks, as pure functions of what the role read.
+
+Each layer (``inventory``: variables only, no host contacted; ``host``: facts and read-only
+commands) is a list of checks. A check has a name, whether it applies to this host (with the
+reason when not), its problems (``{what, variable, fix}``), its warnings and a detail of what
+was found. ``evaluate`` turns a layer's checks into results; a check skipped on purpose
+(``preflight_skip``) or not applicable never computes its problems, so they may read data that
+was not gathered. ``host_plan`` decides what the host layer reads; ``report_hosts``,
+``summary`` and ``failure_message`` are what the role reports.
+
+Nothing here imports Ansible; plugins/filter/preflight.py exposes these as filters.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.ascend.vllm.plugins.module_utils import multinode_layout
+from ansible_collections.ascend.vllm.plugins.module_utils import pip_plan as pip_plan_utils
+from ansible_collections.ascend.vllm.plugins.module_utils import stack as stack_utils
+from ansible_collections.ascend.vllm.plugins.module_utils import vllm_service
+
+# Check names are part of the interface (preflight_skip, reports, AWX stats): rename one only
+# with a changelog entry.
+INVENTORY_CHECKS = ['preflight_skip', 'stack', 'service_port', 'parallel_sizes', 'api_key', 'multinode',
+                    'install_method', 'artifacts_dir', 'artifacts_url']
+HOST_CHECKS = ['preflight_skip', 'stack', 'os', 'arch', 'kernel_headers', 'disk_space', 'memory', 'python',
+               'pip_indexes', 'npu_present', 'npu_count', 'chip_support', 'npu_health', 'npu_processes',
+               'driver_version', 'time_sync', 'cann_packages']
+ALL_CHECKS = INVENTORY_CHECKS + [name for name in HOST_CHECKS if name not in INVENTORY_CHECKS]
+# Skipping these would leave the other checks and the later roles without a valid input: the
+# stack is what gets installed (ascend_stack_allow_unlisted accepts an unlisted one) and a wrong
+# preflight_skip must never go unnoticed.
+UNSKIPPABLE = ['preflight_skip', 'stack']
+INSTALL_METHODS = ['venv', 'container']
+# The chip families CANN publishes packages for.
+PACKAGE_CHIPS = ['910b', '910_93', '310p']
+PACKAGE_ARCHES = ['x86_64', 'aarch64']
+# The name given to stack.chip_support when the driver reports no SoC name is the family, except:
+FAMILY_CHIPS = {'910': '910a'}
+# 910, 310B and the first-generation 310 are supported by no release; the stack matrix knows the
+# first two and explains why, the 310 gets this reason.
+ASCEND_310_REASON = ('Ascend 310 (first generation, PCI device 0xd100) is not supported by any vllm-ascend release: '
+                     'it is an inference accelerator without the operators vLLM needs')
+FORCED = '; npu_driver_force is true, so the driver is installed anyway'
+GIB = 1073741824
+
+
+class PreflightError(Exception):
+    """Input the checks cannot read."""
+
+
+def problem(what, variable, fix):
+    return {'what': what, 'variable': variable, 'fix': fix}
+
+
+class Check(object):
+    """One check: ``problems`` and ``warnings`` are called only when the check runs."""
+
+    def __init__(self, name, problems=None, warnings=None, detail='', applies=True, na_reason=''):
+        self.name = name
+        self.problems = problems or (lambda: [])
+        self.warnings = warnings or (lambda: [])
+        self.detail = detail
+        self.applies = applies
+        self.na_reason = na_reason
+
+
+def _text(value):
+    return '' if value is None else str(value)
+
+
+def _detail(value):
+    return value() if callable(value) else _text(value)
+
+
+def evaluate(checks, skip, layer):
+    """The results of a layer: one ``{check, layer, status, problems, warnings, detail}`` per check."""
+    results = []
+    for check in checks:
+        skipped = check.name in skip and check.name not in UNSKIPPABLE
+        applies = not skipped and bool(check.applies)
+        problems = check.problems() if applies else []
+        warnings = check.warnings() if applies else []
+        if skipped:
+            status, detail = 'skipped', 'skipped on purpose (preflight_skip)'
+        elif not applies:
+            status, detail = 'not_applicable', _text(check.na_reason)
+        else:
+            status = 'failed' if problems else 'warning' if warnings else 'passed'
+            detail = _detail(check.detail)
+        results.append({'check': check.name, 'layer': layer, 'status': status, 'problems': problems,
+                        'warnings': warnings, 'detail': detail})
+    return results
+
+
+def _unique(items):
+    out = []
+    for item in items:
+        if item not in out:
+            out.append(item)
+    return out
+
+
+def common_checks(skip, stack, stack_error):
+    """The checks of both layers: preflight_skip and the software stack."""
+    unknown = _unique(name for name in skip if name not in ALL_CHECKS)
+    refused = _unique(name for name in skip if name in UNSKIPPABLE)
+
+    def skip_problems():
+        found = []
+        if unknown:
+            found.append(problem('preflight_skip names unknown check(s): ' + ', '.join(unknown), 'preflight_skip',
+                                 'use names from: ' + ', '.join(n for n in ALL_CHECKS if n not in UNSKIPPABLE)))
+        if refused:
+            found.append(problem('check(s) %s cannot be skipped' % ', '.join(refused), 'preflight_skip',
+                                 'remove them from preflight_skip; to accept a stack outside the matrix set '
+                                 'ascend_stack_allow_unlisted: true'))
+        return found
+
+    def stack_problems():
+        if not stack_error:
+            return []
+        return [problem(stack_error, 'ascend_stack_release, ascend_stack_overrides',
+                        'pick a release of the stack matrix (ansible-doc -t filter ascend.vllm.stack_matrix) and '
+                        'override only versions that go with it')]
+
+    stack = stack if isinstance(stack, dict) and stack else None
+    stack_detail = ''
+    if stack:
+        keys = ('vllm_ascend', 'vllm', 'cann', 'torch', 'torch_npu', 'python_min', 'python_max')
+        stack_detail = ('vllm-ascend %s: vLLM %s, CANN %s, torch %s, torch-npu %s, Python %s-%s'
+                        % tuple(_text(stack.get(key)) for key in keys))
+    return [
+        Check('preflight_skip', skip_problems,
+              detail=('skipped on purpose: ' + ', '.join(skip)) if skip else 'no check skipped'),
+        Check('stack', stack_problems, lambda: list(stack.get('warnings') or []) if stack else [], stack_detail),
+    ]
+
+
+# --- layer 1: inventory and variables --------------------------------------------------------
+
+_WHOLE = re.compile(r'^[0-9]+$')
+_URL = re.compile(r'^https?://[^/\s]+')
+
+
+def inventory_checks(v):
+    """The inventory layer's checks. ``v``: the host's variables as the role reads them - see
+    plugins/filter/preflight_inventory_results.yml."""
+    port = v.get('vllm_service_port')
+    tp_set, dp_set = v.get('vllm_service_tensor_parallel_size'), v.get('vllm_service_data_parallel_size')
+    tp = _text(1 if tp_set is None else tp_set)
+    dp = _text(1 if dp_set is None else dp_set)
+    listen = _text(v.get('vllm_service_host', '0.0.0.0'))
+    key_set = bool(v.get('api_key_set'))
+    mode = _text(v.get('vllm_service_multinode_mode') or 'none')
+    head = list(v.get('head') or [])
+    workers = list(v.get('workers') or [])
+    method = v.get('vllm_service_install_method')
+    artifacts_dir = _text(v.get('ascend_artifacts_dir'))
+    artifacts_url = _text(v.get('ascend_artifacts_url'))
+
+    def port_problems():
+        if _WHOLE.match(_text(port)) and 1 <= int(port) <= 65535:
+            return []
+        return [problem('vllm_service_port is %s, not a TCP port between 1 and 65535' % _text(port), 'vllm_service_port',
+                        'set vllm_service_port to a free port in 1-65535 (vLLM listens on 8000 by default)')]
+
+    def size_problems():
+        found = []
+        if not (_WHOLE.match(tp) and int(tp) >= 1):
+            found.append(problem('vllm_service_tensor_parallel_size is %s, not a whole number of at least 1' % tp,
+                                 'vllm_service_tensor_parallel_size',
+                                 'set it to the number of NPUs one model replica spans (1, 2, 4, 8 or 16)'))
+        if not (_WHOLE.match(dp) and int(dp) >= 1):
+            found.append(problem('vllm_service_data_parallel_size is %s, not a whole number of at least 1' % dp,
+                                 'vllm_service_data_parallel_size',
+                                 'set it to the number of model replicas (1 without data parallelism)'))
+        return found
+
+    def key_problems():
+        if key_set or not v.get('vllm_service_require_api_key'):
+            return []
+        return [problem('vllm_service_require_api_key is true but vllm_service_api_key is empty', 'vllm_service_api_key',
+                        'set vllm_service_api_key from Ansible Vault (ansible-vault encrypt_string --name '
+                        'vllm_service_api_key) or set vllm_service_require_api_key: false')]
+
+    def layout_problems():
+        return multinode_layout.layout_problems(mode, v.get('inventory_hostname'), head, workers,
+                                                list(v.get('ascend_nodes') or []), dict(v.get('peer_modes') or {}))
+
+    def method_problems():
+        if method in INSTALL_METHODS:
+            return []
+        return [problem('vllm_service_install_method is %s, not one of %s' % (_text(method), ', '.join(INSTALL_METHODS)),
+                        'vllm_service_install_method',
+                        'use venv (pip into a virtualenv) or container (the upstream vllm-ascend image)')]
+
+    def dir_problems():
+        if v.get('artifacts_dir_exists'):
+            return []
+        return [problem('ascend_artifacts_dir %s is not a directory on the controller' % artifacts_dir,
+                        'ascend_artifacts_dir',
+                        'create it and put the vendor .run packages there, or leave it empty to use ascend_artifacts_url'
+                        ' or packages pre-staged in ascend_artifacts_cache_dir')]
+
+    def url_problems():
+        if _URL.match(artifacts_url):
+            return []
+        return [problem('ascend_artifacts_url %s is not an http:// or https:// URL' % artifacts_url,
+                        'ascend_artifacts_url',
+                        'point it at the HTTP(S) directory that holds the packages and their SHA256SUMS'
+                        ' (https://mirror.example.com/ascend/)')]
+
+    return common_checks(list(v.get('preflight_skip') or []), v.get('stack'), _text(v.get('stack_error'))) + [
+        Check('service_port', port_problems, detail='port ' + _text(port), applies=port is not None,
+              na_reason="vllm_service_port is not set (the service role's default applies)"),
+        Check('parallel_sizes', size_problems, detail='tensor parallel %s, data parallel %s' % (tp, dp),
+              applies=tp_set is not None or dp_set is not None,
+              na_reason="neither size is set (the service role's defaults apply)"),
+        Check('api_key', key_problems,
+              lambda: vllm_service.open_api_warnings(listen, 8000 if port is None else port, key_set),
+              'an API key is set' if key_set else 'no API key, listening on ' + (listen or 'every address')),
+        Check('multinode', layout_problems,
+              detail='single node' if mode == 'none'
+              else 'mode %s, head %s, workers %s' % (mode, ', '.join(head), ', '.join(workers))),
+        Check('install_method', method_problems, detail=_text(method), applies=method is not None,
+              na_reason='vllm_service_install_method is not set (venv)'),
+        Check('artifacts_dir', dir_problems, detail=artifacts_dir, applies=len(artifacts_dir) > 0,
+              na_reason='ascend_artifacts_dir is not set'),
+        Check('artifacts_url', url_problems, detail=artifacts_url, applies=len(artifacts_url) > 0,
+              na_reason='ascend_artifacts_url is not set'),
+    ]
+
+
+def inventory_results(v):
+    return evaluate(inventory_checks(v), list(v.get('preflight_skip') or []), 'inventory')
+
+
+# --- layer 2: the hosts ----------------------------------------------------------------------
+
+def _int(value, default=0):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        try:
+            return int(float(value))
+        except (TypeError, ValueError):
+            return default
+
+
+def _unique_list(items):
+    return _unique(list(items))
+
+
+def host_plan(v):
+    """What the host layer works from and what it reads, from the node's facts and variables.
+
+    ``v``: see plugins/filter/preflight_host_plan.yml. The reads that follow (kernel headers,
+    the Python, the clock, SHA256SUMS, the node cache) are chosen from this plan.
+    """
+    stack = v.get('stack') if isinstance(v.get('stack'), dict) else None
+    facts_error = _text(v.get('node_facts_error'))
+    raw_npu = v.get('npu') or {}
+    npu_ok = not facts_error and raw_npu.get('npu_smi_error') is None
+    npu = raw_npu if npu_ok else {}
+    functions = list(raw_npu.get('pci_functions') or []) if not facts_error else []
+    unknown_ids = _unique_list(f.get('device') for f in functions if f.get('family') is None)
+    families = _unique_list(f.get('family') for f in functions if f.get('family'))
+    family = families[0] if len(families) == 1 and not unknown_ids else ''
+    installed = _text(npu.get('driver_version') or '')
+    running = len(_text(npu.get('npu_smi_version') or '')) > 0
+    overrides = v.get('ascend_stack_overrides') or {}
+    wanted = v.get('npu_driver_version')
+    target = _text(wanted or ((stack or {}).get('driver_target') or ''))
+    if v.get('npu_driver_version_defined'):
+        target_variable = 'npu_driver_version'
+    elif overrides.get('driver'):
+        target_variable = 'ascend_stack_overrides.driver'
+    else:
+        target_variable = 'npu_driver_version (default %s)' % _text((stack or {}).get('driver_target') or '')
+    planned = not installed or (len(target) > 0 and stack_utils.compare_versions(target, installed) != 0)
+    arch = _text(v.get('architecture'))
+    known = stack is not None and family in PACKAGE_CHIPS and arch in PACKAGE_ARCHES
+    artifacts_dir = _text(v.get('ascend_artifacts_dir'))
+    artifacts_url = _text(v.get('ascend_artifacts_url'))
+    mode = _text(v.get('vllm_service_multinode_mode') or 'none')
+    method = _text(v.get('vllm_service_install_method') or 'venv')
+    return {
+        'mode': mode,
+        'method': method,
+        'stack_ok': stack is not None,
+        'npu_ok': npu_ok,
+        'npu': npu,
+        'present': bool(npu.get('present')),
+        'unknown_ids': unknown_ids,
+        'families': families,
+        'family': family,
+        'pci_chip': FAMILY_CHIPS.get(family, family),
+        'driver_installed': installed,
+        'driver_running': running,
+        'driver_target': target,
+        'driver_target_variable': target_variable,
+        'driver_planned': planned,
+        'upgrade_planned': bool(installed) and planned,
+        'packages_known': known,
+        'package_names': list(stack_utils.package_names(stack, family, arch).values()) if known else [],
+        'cann_source': 'dir' if artifacts_dir else 'url' if artifacts_url else 'node',
+        'cann_dir': re.sub(r'/+$', '', artifacts_dir),
+        'cann_sums_url': '%s/%s' % (re.sub(r'/+$', '', artifacts_url), v.get('ascend_artifacts_sums_file') or 'SHA256SUMS'),
+        'read_python': method == 'venv' and stack is not None,
+        'read_clock': mode in ('dp', 'ray'),
+    }
+
+
+def _os_version(facts):
+    name = _text(facts.get('distribution'))
+    release = _text(facts.get('distribution_release'))
+    # EulerOS reports 2.0 and the service pack as release (SP8): compare it as 2.8.
+    if name == 'EulerOS' and re.match(r'^SP[0-9]+$', release):
+        return '2.' + release[2:]
+    return _text(facts.get('distribution_version'))
+
+
+def _loose_at_least(version, minimum):
+    from ansible.module_utils.compat.version import LooseVersion
+    return LooseVersion(version) >= LooseVersion(minimum)
+
+
+def os_supported(name, version, supported):
+    """Whether ``name version`` is one of ``preflight_supported_os``: an entry's ``versions``
+    (the version itself or a minor of it), or its ``min_version`` within ``major``."""
+    for entry in supported or []:
+        if _text(entry.get('distribution')).lower() != name.lower():
+            continue
+        for listed in entry.get('versions') or []:
+            if version == _text(listed) or version.startswith(_text(listed) + '.'):
+                return True
+        if entry.get('min_version') is not None \
+                and (entry.get('major') is None or version.split('.')[0] == _text(entry.get('major'))) \
+                and _loose_at_least(version, _text(entry.get('min_version'))):
+            return True
+    return False
+
+
+def _os_list(supported):
+    return ', '.join('%s %s' % (entry.get('distribution'),
+                                '/'.join(_text(x) for x in entry['versions']) if entry.get('versions') is not None
+                                else _text(entry.get('min_version')) + '+')
+                     for entry in supported or [])
+
+
+def disk_space(needs, df_lines, df_stderr):
+    """``{problems, detail}`` of the free space: ``needs`` - ``{label, path, variable, gb}`` in the
+    order df printed them (one ``df -Pk`` line per path); paths on one file system add up."""
+    lines = list(df_lines or [])
+    rows = []
+    for index, need in enumerate(needs):
+        fields = lines[index].split() if len(lines) == len(needs) else []
+        rows.append(dict(need, gb=_int(need.get('gb')),
+                         mount=' '.join(fields[5:]) if len(fields) >= 6 else '',
+                         avail=_int(fields[3]) * 1024 if len(fields) >= 6 else 0))
+    problems, details = [], []
+    # Grouped by mount point in sorted order (the report's order since the first release).
+    for mount in sorted(set(row['mount'] for row in rows)):
+        group = [row for row in rows if row['mount'] == mount]
+        need = sum(row['gb'] for row in group)
+        free = round(float(group[0]['avail']) / GIB, 1)
+        details.append('%s: %s GiB free, %s GiB needed' % (mount or '?', free, need))
+        if mount == '' or group[0]['avail'] < need * GIB:
+            if mount == '':
+                paths = ', '.join(row['path'] for row in group)
+                what = 'cannot read the free space of %s: %s' % (paths, _text(df_stderr).strip() or 'no df output')
+            else:
+                what = '%s has %s GiB free, %s GiB are needed: %s' % (
+                    mount, free, need, ', '.join('%s GiB for %s %s' % (row['gb'], row['label'], row['path'])
+                                                 for row in group))
+            problems.append(problem(what, ', '.join(row['variable'] for row in group),
+                                    'free space on %s or move those directories to a larger file system; lower the '
+                                    'thresholds only if less is really enough' % (mount or 'the file system')))
+    return {'problems': problems, 'detail': '; '.join(details)}
+
+
+def _chip_support(plan, stack):
+    family = plan['family']
+    if family == '310':
+        return 'unsupported', ASCEND_310_REASON
+    if not family:
+        return 'unknown', ''
+    return stack_utils.chip_support(stack, plan['npu'].get('soc_version') or plan['pci_chip'])
+
+
+def _chip_list(chips):
+    return ', '.join('NPU %s chip %s (%s)' % (chip.get('npu_id'), chip.get('chip_id'), chip.get('health'))
+                     for chip in chips)
+
+
+def host_checks(plan, v):
+    """The host layer's checks from ``host_plan``'s ``plan`` and what the role read (``v``: see
+    plugins/filter/preflight_host_results.yml)."""
+    stack = v.get('stack') if plan['stack_ok'] else None
+    npu = plan['npu']
+    facts = v.get('facts') or {}
+    arch = _text(facts.get('architecture'))
+    os_name, os_version = _text(facts.get('distribution')), _os_version(facts)
+    supported_os = v.get('preflight_supported_os') or []
+    supported_arches = list(v.get('preflight_supported_architectures') or [])
+    kernel = _text(facts.get('kernel'))
+    looked = list(v.get('headers_looked') or [])
+    found_headers = list(v.get('headers_found') or [])
+    memory_gib = round(float(_int(facts.get('memtotal_mb'))) / 1024, 1)
+    min_memory = v.get('preflight_min_memory_gb')
+    python = _text(v.get('preflight_python'))
+    python_read = v.get('python_read') or {}
+    python_version = _text(python_read.get('stdout')).strip()
+    python_range = '%s-%s' % (stack['python_min'], stack['python_max']) if stack else ''
+    method, mode = plan['method'], plan['mode']
+    force = bool(v.get('npu_driver_force'))
+    installed, running, target = plan['driver_installed'], plan['driver_running'], plan['driver_target']
+    target_variable = plan['driver_target_variable']
+    family = plan['family']
+    expected = v.get('ascend_expected_npu_count') or ''
+    checked_driver = target or installed
+    sick = [chip for chip in npu.get('chips') or [] if chip.get('health') != 'OK']
+    procs = list(npu.get('processes') or [])
+    ntp_show = v.get('ntp_show') or {}
+    ntp_status = v.get('ntp_status') or {}
+    names = plan['package_names']
+    source, cann_dir, sums_url = plan['cann_source'], plan['cann_dir'], plan['cann_sums_url']
+    sums = v.get('sums') or {}
+    cann_version = _text(stack['cann']) if stack else ''
+
+    def os_problems():
+        if os_supported(os_name, os_version, supported_os):
+            return []
+        return [problem('%s %s is not a supported operating system' % (os_name, os_version),
+                        'ansible_facts.distribution, ansible_facts.distribution_version',
+                        'install one of: %s; if your NPU driver release supports this one, add it to '
+                        'preflight_supported_os' % _os_list(supported_os))]
+
+    def arch_problems():
+        if arch in supported_arches:
+            return []
+        return [problem('architecture %s is not one of %s' % (arch, ', '.join(supported_arches)),
+                        'ansible_facts.architecture',
+                        'run on a Kunpeng (aarch64) or x86_64 server; Ascend packages exist for no other architecture')]
+
+    def header_problems():
+        if found_headers:
+            return []
+        return [problem('no headers for the running kernel %s (looked for %s); the NPU driver builds its kernel modules '
+                        'against them' % (kernel, ', '.join(looked)), 'ansible_facts.kernel',
+                        'install the headers of the running kernel (kernel-devel-%s or linux-headers-%s), or boot the '
+                        'kernel whose headers are installed' % (kernel, kernel))]
+
+    disk = {}
+
+    def disk_result():
+        if not disk:
+            disk.update(disk_space(v.get('disk_needs') or [], (v.get('df') or {}).get('stdout_lines'),
+                                   (v.get('df') or {}).get('stderr')))
+        return disk
+
+    def memory_problems():
+        if _int(facts.get('memtotal_mb')) >= _int(min_memory) * 1024:
+            return []
+        return [problem('the host has %s GiB of memory, less than the %s GiB required' % (memory_gib, _text(min_memory)),
+                        'ansible_facts.memtotal_mb, preflight_min_memory_gb',
+                        'add memory, or lower preflight_min_memory_gb when the model is small enough')]
+
+    def python_problems():
+        rc = python_read.get('rc', 1)
+        if rc != 0 or not re.match(r'^[0-9]+\.[0-9]+', python_version):
+            reason = (_text(python_read.get('stderr')).strip() or _text(python_read.get('msg'))
+                      or 'exit status %s' % _text(python_read.get('rc', '')))
+            return [problem('cannot run %s: %s' % (python, reason), 'preflight_python',
+                            'install Python %s and point preflight_python (and the service role) at it' % python_range)]
+        if stack_utils.python_ok(stack, python_version):
+            return []
+        return [problem('%s is Python %s, outside %s required by vllm-ascend %s'
+                        % (python, python_version, python_range, stack['vllm_ascend']), 'preflight_python',
+                        'install a Python in %s and point preflight_python (and the service role) at it, or use '
+                        'vllm_service_install_method: container' % python_range)]
+
+    pip = {}
+
+    def pip_result():
+        if not pip:
+            pip.update(pip_plan_utils.pip_plan(stack, arch, family, v.get('vllm_service_pip_index_url') or '',
+                                               list(v.get('vllm_service_pip_extra_index_urls') or []),
+                                               len(_text(v.get('vllm_service_pip_wheelhouse'))) > 0))
+        return pip
+
+    def pip_detail():
+        requirements = [r for index in pip_result().get('indexes') or [] for r in index.get('requirements') or []]
+        return ', '.join(requirements) or 'PyPI serves every package'
+
+    def present_problems():
+        if not plan['npu_ok']:
+            return [problem('reading the NPUs failed: %s' % (_text(v.get('node_facts_error'))
+                                                             or _text((v.get('npu') or {}).get('npu_smi_error'))),
+                            'ascend.vllm.npu_facts',
+                            'run npu-smi info on the host and repair what it reports (driver, device nodes, install info)')]
+        if plan['present']:
+            return []
+        return [problem('no Ascend NPU found: no npu-smi and no Huawei NPU PCI function under %s/bus/pci/devices'
+                        % _text(v.get('preflight_sysfs_root')), 'ansible_facts.ascend_npu.present',
+                        'run this on an Atlas NPU server; check that the cards are seated and listed by lspci -d 19e5:')]
+
+    def count_problems():
+        if _int(npu.get('npu_count')) == _int(expected):
+            return []
+        return [problem('found %s NPU(s), ascend_expected_npu_count is %s' % (npu.get('npu_count'), expected),
+                        'ansible_facts.ascend_npu.npu_count, ascend_expected_npu_count',
+                        'look for a missing or failed card (npu-smi info, lspci -d 19e5:), or correct '
+                        'ascend_expected_npu_count')]
+
+    support = []
+
+    def chip_support():
+        if not support:
+            support.extend(_chip_support(plan, stack))
+        return support
+
+    def chip_problems():
+        found = []
+        variable = 'ansible_facts.ascend_npu.pci_functions[].device'
+        if plan['unknown_ids']:
+            found.append(problem('Huawei PCI device id(s) %s are no known Ascend NPU (the known ones are 310, 310B, '
+                                 '310P, 910, 910B and 910_93 functions)' % ', '.join(plan['unknown_ids']), variable,
+                                 'check the server model; this collection installs Atlas A2/A3 and 300I Duo servers'))
+        if len(plan['families']) > 1:
+            found.append(problem('more than one chip family on one host: ' + ', '.join(plan['families']), variable,
+                                 'one driver and CANN serve one chip family: serve each family from its own host'))
+        if family and chip_support()[0] in ('unsupported', 'unknown'):
+            found.append(problem(chip_support()[1], 'ascend_stack_release',
+                                 'choose a release that supports this chip, or run the service on other servers'))
+        return found
+
+    def chip_warnings():
+        return [chip_support()[1]] if family and chip_support()[0] in ('partial', 'experimental') else []
+
+    health_findings = [] if not running or not sick else [
+        problem('unhealthy NPU chip(s): ' + _chip_list(sick), 'ansible_facts.ascend_npu.chips[].health',
+                'read npu-smi info -t health -i <NPU> and clear the alarm (or replace the card) before installing')]
+
+    def health_warnings():
+        found = [f['what'] + FORCED for f in health_findings] if force else []
+        if not running:
+            found.append('NPU driver %s is installed but npu-smi cannot read the NPUs (a reboot may be pending); their '
+                         'health is unknown' % installed)
+        return found
+
+    process_findings = [] if not procs else [
+        problem('%d process(es) use the NPUs and the upgrade from driver %s to %s needs them stopped: %s'
+                % (len(procs), installed, target,
+                   ', '.join('PID %s (%s) on NPU %s' % (p.get('pid'), p.get('name') or '', p.get('npu_id'))
+                             for p in procs)),
+                'ansible_facts.ascend_npu.processes, ' + target_variable,
+                'stop the services using the NPUs (e.g. systemctl stop the vLLM service) in a maintenance window, or '
+                'keep driver %s (%s)' % (installed, target_variable))]
+
+    advice = []
+
+    def driver_advice():
+        if not advice:
+            advice.extend(stack_utils.driver_check(stack, checked_driver))
+        return advice
+
+    def driver_problems():
+        if driver_advice()[0] != 'below_minimum':
+            return []
+        return [problem(driver_advice()[1], 'ansible_facts.ascend_npu.driver_version' if not target else target_variable,
+                        'install a newer NPU driver (npu_driver_version) or choose an older release')]
+
+    def clock_problems():
+        shown = _text(ntp_show.get('stdout')).strip()
+        if shown == 'yes' or re.search('(NTP|System clock) synchronized: yes', _text(ntp_status.get('stdout'))):
+            return []
+        return [problem('the clock is not synchronised (timedatectl: NTPSynchronized=%s); nodes of a multi-node service '
+                        '(%s) need agreeing clocks' % (shown or _text(ntp_show.get('stderr')).strip() or 'unknown', mode),
+                        'vllm_service_multinode_mode',
+                        'synchronise the clock with chrony or systemd-timesyncd against the site NTP servers '
+                        '(timedatectl set-ntp true)')]
+
+    def package_problems():
+        found = []
+        if source == 'dir':
+            present = list(v.get('dir_present') or [])
+            missing = [name for name in names if name not in present]
+            if missing:
+                found.append(problem('CANN %s package(s) missing from ascend_artifacts_dir %s on the controller: %s'
+                                     % (cann_version, cann_dir, ', '.join(missing)), 'ascend_artifacts_dir',
+                                     'download them from the Ascend support site into that directory, or choose the '
+                                     'release whose packages you have'))
+        elif source == 'url':
+            if _int(sums.get('status')) != 200:
+                found.append(problem('cannot read %s: %s' % (sums_url, sums.get('msg') or 'no answer'),
+                                     'ascend_artifacts_url',
+                                     'make the mirror reachable from the node (ascend_artifacts_proxy_env for a proxy) '
+                                     'and publish a SHA256SUMS file next to the packages'))
+            else:
+                listed = [re.sub(r'^\S+\s+\*?', '', line.strip()) for line in _text(sums.get('content')).splitlines()
+                          if line.strip()]
+                missing = [name for name in names if name not in listed]
+                if missing:
+                    found.append(problem('CANN %s package(s) not listed in %s: %s'
+                                         % (cann_version, sums_url, ', '.join(missing)), 'ascend_artifacts_url',
+                                         'upload them to the mirror and add them to its SHA256SUMS, or choose the '
+                                         'release whose packages you have'))
+        else:
+            cached = list(v.get('cached') or [])
+            missing = [name for name in names if name not in cached]
+            if missing:
+                found.append(problem('CANN %s package(s) not pre-staged in %s on the node: %s'
+                                     % (cann_version, _text(v.get('ascend_artifacts_cache_dir')), ', '.join(missing)),
+                                     'ascend_artifacts_cache_dir',
+                                     'copy them there, or set ascend_artifacts_dir (controller directory) or '
+                                     'ascend_artifacts_url (HTTP mirror)'))
+        return found
+
+    stack_ok = plan['stack_ok']
+    return common_checks(list(v.get('preflight_skip') or []), stack, _text(v.get('stack_error'))) + [
+        Check('os', os_problems, detail='%s %s' % (os_name, os_version)),
+        Check('arch', arch_problems, detail=arch),
+        Check('kernel_headers', header_problems, detail=found_headers[0] if found_headers else '',
+              applies=plan['driver_planned'],
+              na_reason='no driver install or upgrade is planned (driver %s installed)' % installed),
+        Check('disk_space', lambda: disk_result()['problems'], detail=lambda: disk_result()['detail']),
+        Check('memory', memory_problems, detail='%s GiB' % memory_gib),
+        Check('python', python_problems, detail='%s %s' % (python, python_version),
+              applies=method == 'venv' and stack_ok,
+              na_reason=('vllm_service_install_method is ' + method) if method != 'venv' else 'the stack did not resolve'),
+        Check('pip_indexes', lambda: list(pip_result().get('problems') or []), detail=pip_detail,
+              applies=method == 'venv' and stack_ok and arch in PACKAGE_ARCHES,
+              na_reason=('vllm_service_install_method is ' + method) if method != 'venv'
+              else 'the stack did not resolve' if not stack_ok else 'no Ascend packages for this architecture'),
+        Check('npu_present', present_problems,
+              detail='%s NPU(s), %s chip(s)' % (npu.get('npu_count', 0), npu.get('chip_count', 0))),
+        Check('npu_count', count_problems, detail='%s NPU(s)' % npu.get('npu_count', 0),
+              applies=len(_text(expected)) > 0 and plan['present'],
+              na_reason='ascend_expected_npu_count is not set' if plan['present'] else 'no NPU found'),
+        Check('chip_support', chip_problems, chip_warnings, detail=lambda: chip_support()[1] if family else '',
+              applies=plan['present'] and stack_ok,
+              na_reason='no NPU found' if not plan['present'] else 'the stack did not resolve'),
+        Check('npu_health', lambda: [] if force else health_findings, health_warnings,
+              '%s chip(s) healthy' % npu.get('chip_count', 0),
+              applies=bool(installed) or running, na_reason='no NPU driver installed'),
+        Check('npu_processes', lambda: [] if force else process_findings,
+              lambda: [f['what'] + FORCED for f in process_findings] if force else [], 'no process uses the NPUs',
+              applies=plan['upgrade_planned'] and running, na_reason='no driver upgrade is planned on a running driver'),
+        Check('driver_version', driver_problems,
+              lambda: [driver_advice()[1]] if driver_advice()[0] == 'below_recommended' else [],
+              lambda: driver_advice()[1], applies=stack_ok and len(checked_driver) > 0,
+              na_reason='no NPU driver installed and none requested' if stack_ok else 'the stack did not resolve'),
+        Check('time_sync', clock_problems, detail='clock synchronised', applies=mode in ('dp', 'ray'),
+              na_reason='single node (vllm_service_multinode_mode is %s)' % mode),
+        Check('cann_packages', package_problems, detail='%s (%s)' % (', '.join(names), source),
+              applies=plan['packages_known'],
+              na_reason='the stack did not resolve' if not stack_ok
+              else 'no CANN packages are published for chip family %s on %s' % (family or 'unknown', arch)),
+    ]
+
+
+def host_results(plan, v):
+    return evaluate(host_checks(plan, v), list(v.get('preflight_skip') or []), 'host')
+
+
+# --- the report --------------------------------------------------------------------------------
+
+STACK_REPORT_KEYS = ['release', 'vllm_ascend', 'vllm', 'cann', 'torch', 'torch_npu', 'python_min', 'python_max', 'driver',
+                     'listed', 'overridden']
+
+
+def report_hosts(hosts, layer, layers, stacks):
+    """The report's ``hosts``: ``hosts`` - the play's hosts in order, ``layers`` and ``stacks`` -
+    each host's results by layer and its stack, in the same order; a host without results of
+    ``layer`` dropped out before its checks (``not_checked``)."""
+    report = {}
+    for host, host_layers, stack in zip(hosts, layers, stacks):
+        host_layers = host_layers or {}
+        checks = [result for results in host_layers.values() for result in results]
+        status = ('not_checked' if layer not in host_layers
+                  else 'failed' if any(c.get('status') == 'failed' for c in checks) else 'passed')
+        report[host] = {
+            'status': status,
+            'warnings': len([c for c in checks if c.get('status') == 'warning']),
+            'stack': dict((k, v) for k, v in stack.items() if k in STACK_REPORT_KEYS)
+            if isinstance(stack, dict) and stack else None,
+            'layers': host_layers,
+        }
+    return report
+
+
+def summary(results, layer):
+    """The lines a layer prints: the counts, then each warning."""
+    statuses = [r['status'] for r in results]
+    counts = [statuses.count(s) for s in ('passed', 'warning', 'failed', 'skipped', 'not_applicable')]
+    return (['%s checks: %d passed, %d with a warning, %d failed, %d skipped, %d not applicable' % tuple([layer] + counts)]
+            + ['warning: ' + w for r in results if r['status'] == 'warning' for w in r['warnings']])
+
+
+def failure_message(results, host, layer, report_path=''):
+    """Every problem of a host in one message; empty when no check failed."""
+    lines = ['- %s: %s (%s). Fix: %s.' % (r['check'], re.sub(r'\.$', '', p['what']), p['variable'], p['fix'])
+             for r in results if r['status'] == 'failed' for p in r['problems']]
+    if not any(r['status'] == 'failed' for r in results):
+        return ''
+    return '\n'.join(['Preflight found %d problem(s) on %s (%s checks); nothing was changed.' % (len(lines), host, layer)]
+                     + lines + ['Skip a check on purpose by adding its name to preflight_skip.']
+                     + (['Report: %s/preflight.md' % report_path] if report_path else []))

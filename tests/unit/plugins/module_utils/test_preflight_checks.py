@@ -1,0 +1,384 @@
+"""The preflight role's rules (module_utils/preflight_checks.py): every check's refusal, its
+warnings and what it reports when it does not apply. The Molecule scenario runs a few of these
+end to end on a node; the sentences here are the ones it asserts."""
+import copy
+
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.filter import preflight as preflight_filters
+from ansible_collections.ascend.vllm.plugins.module_utils import preflight_checks as pc
+from ansible_collections.ascend.vllm.plugins.module_utils import stack as stack_utils
+
+STACK = stack_utils.resolve_stack('0.23.0')
+PACKAGES = list(stack_utils.package_names(STACK, '910b', 'x86_64').values())
+CHIPS = [{'npu_id': n, 'chip_id': 0, 'health': 'OK'} for n in range(8)]
+NPU = {'present': True, 'npu_count': 8, 'chip_count': 8, 'chips': CHIPS, 'processes': [], 'npu_smi_error': None,
+       'driver_version': '25.5.2', 'npu_smi_version': '25.5.2', 'soc_version': 'Ascend910B3',
+       'pci_functions': [{'bus_id': '0000:c1:00.0', 'device': '0xd802', 'family': '910b'}]}
+PLAN_INPUT = {'stack': STACK, 'node_facts_error': '', 'npu': NPU, 'architecture': 'x86_64',
+              'npu_driver_version': None, 'npu_driver_version_defined': False, 'ascend_stack_overrides': {},
+              'vllm_service_multinode_mode': 'none', 'vllm_service_install_method': 'venv',
+              'ascend_artifacts_dir': '', 'ascend_artifacts_url': 'http://mirror.test/ascend/',
+              'ascend_artifacts_sums_file': 'SHA256SUMS'}
+GIB_K = 1024 * 1024
+READ = {
+    'preflight_skip': [], 'stack': STACK, 'stack_error': '', 'node_facts_error': '', 'npu': NPU,
+    'facts': {'architecture': 'x86_64', 'distribution': 'Debian', 'distribution_version': '12',
+              'distribution_release': 'bookworm', 'kernel': '6.1.0-28-amd64', 'memtotal_mb': 65536},
+    'preflight_supported_os': [{'distribution': 'openEuler', 'versions': ['22.03', '24.03']},
+                               {'distribution': 'CentOS', 'major': '7', 'min_version': '7.6'},
+                               {'distribution': 'EulerOS', 'major': '2', 'min_version': '2.8'},
+                               {'distribution': 'Debian', 'versions': ['12']}],
+    'preflight_supported_architectures': ['x86_64', 'aarch64'],
+    'headers_looked': ['/lib/modules/6.1.0-28-amd64/build'], 'headers_found': ['/lib/modules/6.1.0-28-amd64/build'],
+    'disk_needs': [{'label': 'ascend_install_path', 'path': '/usr/local/Ascend', 'variable': 'preflight_min_free_gb_install',
+                    'gb': '20'},
+                   {'label': 'preflight_model_dir', 'path': '/var/lib/vllm/models',
+                    'variable': 'preflight_min_free_gb_models', 'gb': 50},
+                   {'label': 'preflight_tmp_dir', 'path': '/tmp', 'variable': 'preflight_min_free_gb_tmp', 'gb': 10}],
+    'df': {'stdout_lines': ['/dev/vda 1 1 %d 1%% /' % (200 * GIB_K), '/dev/vda 1 1 %d 1%% /' % (200 * GIB_K),
+                            'tmpfs 1 1 %d 1%% /tmp' % (20 * GIB_K)], 'stderr': ''},
+    'preflight_min_memory_gb': 32, 'preflight_python': 'python3',
+    'python_read': {'rc': 0, 'stdout': '3.11.2\n', 'stderr': ''},
+    'vllm_service_pip_index_url': '', 'vllm_service_pip_extra_index_urls': [],
+    'vllm_service_pip_wheelhouse': '/srv/wheels', 'preflight_sysfs_root': '/sys', 'ascend_expected_npu_count': None,
+    'npu_driver_force': False, 'ntp_show': {}, 'ntp_status': {},
+    'sums': {'status': 200, 'content': ''.join('%s  %s\n' % ('0' * 64, name) for name in PACKAGES)},
+    'cached': [], 'dir_present': [], 'ascend_artifacts_cache_dir': '/var/cache/ascend-vllm/packages',
+}
+
+
+def run_host(plan_changes=None, read_changes=None):
+    plan_input = dict(copy.deepcopy(PLAN_INPUT), **(plan_changes or {}))
+    read = dict(copy.deepcopy(READ), **(read_changes or {}))
+    if 'npu' in (plan_changes or {}):
+        read['npu'] = plan_input['npu']
+    plan = pc.host_plan(plan_input)
+    return dict((r['check'], r) for r in pc.host_results(plan, read))
+
+
+def whats(result):
+    return [p['what'] for p in result['problems']]
+
+
+def test_a_healthy_host_passes_every_check():
+    results = run_host()
+    assert list(results) == pc.HOST_CHECKS
+    assert dict((k, r['status']) for k, r in results.items() if r['status'] != 'passed') == {
+        'kernel_headers': 'not_applicable', 'npu_count': 'not_applicable', 'npu_processes': 'not_applicable',
+        'time_sync': 'not_applicable'}
+    assert results['disk_space']['detail'] == '/: 200.0 GiB free, 70 GiB needed; /tmp: 20.0 GiB free, 10 GiB needed'
+    assert results['chip_support']['detail'] == 'Atlas A2 (Ascend 910B) is supported by vllm-ascend 0.23.0'
+    assert results['cann_packages']['detail'] == ', '.join(PACKAGES) + ' (url)'
+    assert results['stack']['detail'] == 'vllm-ascend 0.23.0: vLLM 0.23.0, CANN 9.1.0, torch %s, torch-npu %s, ' \
+        'Python 3.10-3.12' % (STACK['torch'], STACK['torch_npu'])
+
+
+def test_plan_of_a_node_without_a_driver():
+    npu = dict(NPU, driver_version='', npu_smi_version='', present=True)
+    plan = pc.host_plan(dict(PLAN_INPUT, npu=npu))
+    assert plan['driver_planned'] and not plan['upgrade_planned'] and plan['driver_target'] == '25.5.2'
+    assert plan['driver_target_variable'] == 'npu_driver_version (default 25.5.2)'
+    assert plan['cann_sums_url'] == 'http://mirror.test/ascend/SHA256SUMS' and plan['package_names'] == PACKAGES
+    assert plan['read_python'] and not plan['read_clock']
+
+
+@pytest.mark.parametrize('changes, variable', [
+    ({'npu_driver_version': '25.5.0', 'npu_driver_version_defined': True}, 'npu_driver_version'),
+    ({'ascend_stack_overrides': {'driver': '25.5.0'}}, 'ascend_stack_overrides.driver'),
+])
+def test_plan_names_where_the_driver_target_comes_from(changes, variable):
+    plan = pc.host_plan(dict(PLAN_INPUT, **changes))
+    assert plan['driver_target_variable'] == variable
+
+
+@pytest.mark.parametrize('facts, supported', [
+    ({'distribution': 'openEuler', 'distribution_version': '22.03'}, True),
+    ({'distribution': 'openEuler', 'distribution_version': '22.03.1'}, True),
+    ({'distribution': 'openEuler', 'distribution_version': '20.03'}, False),
+    ({'distribution': 'CentOS', 'distribution_version': '7.9'}, True),
+    ({'distribution': 'CentOS', 'distribution_version': '7.5'}, False),
+    ({'distribution': 'CentOS', 'distribution_version': '8.6'}, False),
+    ({'distribution': 'EulerOS', 'distribution_version': '2.0', 'distribution_release': 'SP8'}, True),
+    ({'distribution': 'EulerOS', 'distribution_version': '2.0', 'distribution_release': 'SP5'}, False),
+    ({'distribution': 'debian', 'distribution_version': '12'}, True),
+])
+def test_os_support(facts, supported):
+    read_facts = dict(READ['facts'], distribution_release='')
+    read_facts.update(facts)
+    assert (run_host(read_changes={'facts': read_facts})['os']['status'] == 'passed') is supported
+
+
+def test_os_refusal_lists_what_is_supported():
+    results = run_host(read_changes={'facts': dict(READ['facts'], distribution='Ubuntu', distribution_version='18.04')})
+    assert results['os']['problems'] == [pc.problem(
+        'Ubuntu 18.04 is not a supported operating system',
+        'ansible_facts.distribution, ansible_facts.distribution_version',
+        'install one of: openEuler 22.03/24.03, CentOS 7.6+, EulerOS 2.8+, Debian 12; if your NPU driver release '
+        'supports this one, add it to preflight_supported_os')]
+
+
+def test_arch_headers_memory():
+    results = run_host(plan_changes={'npu': dict(NPU, driver_version='', npu_smi_version='')},
+                       read_changes={'facts': dict(READ['facts'], architecture='ppc64le', memtotal_mb=16384),
+                                     'headers_found': []})
+    assert whats(results['arch']) == ['architecture ppc64le is not one of x86_64, aarch64']
+    assert whats(results['kernel_headers']) == [
+        'no headers for the running kernel 6.1.0-28-amd64 (looked for /lib/modules/6.1.0-28-amd64/build); the NPU '
+        'driver builds its kernel modules against them']
+    assert results['kernel_headers']['problems'][0]['fix'] == (
+        'install the headers of the running kernel (kernel-devel-6.1.0-28-amd64 or linux-headers-6.1.0-28-amd64), or '
+        'boot the kernel whose headers are installed')
+    assert whats(results['memory']) == ['the host has 16.0 GiB of memory, less than the 32 GiB required']
+
+
+def test_headers_not_needed_without_a_driver_change():
+    result = run_host(read_changes={'headers_found': []})['kernel_headers']
+    assert result['status'] == 'not_applicable'
+    assert result['detail'] == 'no driver install or upgrade is planned (driver 25.5.2 installed)'
+
+
+def test_disk_space_adds_up_paths_on_one_file_system():
+    lines = ['/dev/vda 1 1 %d 1%% /' % (60 * GIB_K), '/dev/vda 1 1 %d 1%% /' % (60 * GIB_K),
+             'tmpfs 1 1 %d 1%% /tmp' % (20 * GIB_K)]
+    result = run_host(read_changes={'df': {'stdout_lines': lines, 'stderr': ''}})['disk_space']
+    assert result['problems'] == [pc.problem(
+        '/ has 60.0 GiB free, 70 GiB are needed: 20 GiB for ascend_install_path /usr/local/Ascend, 50 GiB for '
+        'preflight_model_dir /var/lib/vllm/models', 'preflight_min_free_gb_install, preflight_min_free_gb_models',
+        'free space on / or move those directories to a larger file system; lower the thresholds only if less is really '
+        'enough')]
+
+
+def test_disk_space_unreadable():
+    result = run_host(read_changes={'df': {'stdout_lines': [], 'stderr': 'df: permission denied\n'}})['disk_space']
+    assert whats(result) == ['cannot read the free space of /usr/local/Ascend, /var/lib/vllm/models, /tmp: df: '
+                             'permission denied']
+    assert result['detail'] == '?: 0.0 GiB free, 80 GiB needed'
+
+
+@pytest.mark.parametrize('python_read, expected', [
+    ({'rc': 0, 'stdout': '3.9.9\n'}, 'python3 is Python 3.9.9, outside 3.10-3.12 required by vllm-ascend 0.23.0'),
+    ({'rc': 127, 'stdout': '', 'stderr': 'not found\n'}, 'cannot run python3: not found'),
+    ({'rc': 1, 'stdout': '', 'stderr': '', 'msg': ''}, 'cannot run python3: exit status 1'),
+])
+def test_python(python_read, expected):
+    assert whats(run_host(read_changes={'python_read': python_read})['python']) == [expected]
+
+
+def test_python_not_applicable_for_the_container_method():
+    result = run_host(plan_changes={'vllm_service_install_method': 'container'})['python']
+    assert (result['status'], result['detail']) == ('not_applicable', 'vllm_service_install_method is container')
+
+
+def test_pip_indexes_from_pypi_alone():
+    result = run_host(read_changes={'vllm_service_pip_wheelhouse': ''})['pip_indexes']
+    assert result['status'] == 'failed'
+    assert result['problems'][0]['variable'] == 'vllm_service_pip_extra_index_urls'
+
+
+def test_npu_present():
+    failed = run_host(plan_changes={'npu': dict(NPU, npu_smi_error='npu-smi info: rc 1, dcmi_init_ret=-8020')})
+    assert whats(failed['npu_present']) == ['reading the NPUs failed: npu-smi info: rc 1, dcmi_init_ret=-8020']
+    assert failed['npu_present']['detail'] == '0 NPU(s), 0 chip(s)'
+    none = run_host(plan_changes={'npu': dict(NPU, present=False, pci_functions=[], npu_count=0)})
+    assert whats(none['npu_present']) == ['no Ascend NPU found: no npu-smi and no Huawei NPU PCI function under '
+                                          '/sys/bus/pci/devices']
+    assert none['chip_support']['detail'] == 'no NPU found'
+
+
+def test_npu_count():
+    result = run_host(read_changes={'ascend_expected_npu_count': 16})['npu_count']
+    assert whats(result) == ['found 8 NPU(s), ascend_expected_npu_count is 16']
+    assert run_host(read_changes={'ascend_expected_npu_count': '8'})['npu_count']['status'] == 'passed'
+
+
+@pytest.mark.parametrize('functions, expected', [
+    ([{'device': '0xd999', 'family': None}],
+     ['Huawei PCI device id(s) 0xd999 are no known Ascend NPU (the known ones are 310, 310B, 310P, 910, 910B and 910_93 '
+      'functions)']),
+    ([{'device': '0xd802', 'family': '910b'}, {'device': '0xd500', 'family': '310p'}],
+     ['more than one chip family on one host: 910b, 310p']),
+    ([{'device': '0xd100', 'family': '310'}], [pc.ASCEND_310_REASON]),
+])
+def test_chip_support_refusals(functions, expected):
+    npu = dict(NPU, pci_functions=functions, soc_version='')
+    assert whats(run_host(plan_changes={'npu': npu})['chip_support']) == expected
+
+
+def test_chip_support_warns_for_an_experimental_chip():
+    npu = dict(NPU, pci_functions=[{'device': '0xd500', 'family': '310p'}], soc_version='')
+    result = run_host(plan_changes={'npu': npu})['chip_support']
+    assert result['status'] == 'warning'
+    assert result['warnings'] == ['Atlas 300I Duo (Ascend 310P) is experimental in vllm-ascend 0.23.0; no release '
+                                  'supports it fully yet']
+
+
+def test_npu_health_and_force():
+    sick = [dict(CHIPS[0]), dict(CHIPS[1], health='Warning')]
+    npu = dict(NPU, chips=sick)
+    assert whats(run_host(plan_changes={'npu': npu})['npu_health']) == ['unhealthy NPU chip(s): NPU 1 chip 0 (Warning)']
+    forced = run_host(plan_changes={'npu': npu}, read_changes={'npu_driver_force': True})['npu_health']
+    assert forced['status'] == 'warning'
+    assert forced['warnings'] == ['unhealthy NPU chip(s): NPU 1 chip 0 (Warning)' + pc.FORCED]
+
+
+def test_npu_health_unknown_while_the_driver_does_not_answer():
+    npu = dict(NPU, npu_smi_version='')
+    result = run_host(plan_changes={'npu': npu})['npu_health']
+    assert result['warnings'] == ['NPU driver 25.5.2 is installed but npu-smi cannot read the NPUs (a reboot may be '
+                                  'pending); their health is unknown']
+
+
+def test_processes_block_a_driver_upgrade():
+    npu = dict(NPU, driver_version='25.5.0', processes=[{'pid': 4242, 'name': 'vllm', 'npu_id': 0},
+                                                        {'pid': 4243, 'name': None, 'npu_id': 1}])
+    result = run_host(plan_changes={'npu': npu})['npu_processes']
+    assert result['problems'] == [pc.problem(
+        '2 process(es) use the NPUs and the upgrade from driver 25.5.0 to 25.5.2 needs them stopped: PID 4242 (vllm) on '
+        'NPU 0, PID 4243 () on NPU 1', 'ansible_facts.ascend_npu.processes, npu_driver_version (default 25.5.2)',
+        'stop the services using the NPUs (e.g. systemctl stop the vLLM service) in a maintenance window, or keep '
+        'driver 25.5.0 (npu_driver_version (default 25.5.2))')]
+
+
+def test_driver_version_below_minimum_and_recommended():
+    low = run_host(plan_changes={'npu_driver_version': '23.0.0', 'npu_driver_version_defined': True})['driver_version']
+    assert low['status'] == 'warning'
+    assert low['warnings'] == ['NPU driver 23.0.0 is older than 25.5.1, recommended for vllm-ascend 0.23.0']
+    # 0.23.0 publishes no minimum; a row that does refuses below it.
+    stack = dict(STACK, driver_min='24.1.0')
+    ancient = run_host(plan_changes={'stack': stack, 'npu_driver_version': '23.0.0', 'npu_driver_version_defined': True},
+                       read_changes={'stack': stack})['driver_version']
+    assert ancient['status'] == 'failed'
+    assert ancient['problems'] == [pc.problem('NPU driver 23.0.0 is older than 24.1.0, the minimum for vllm-ascend 0.23.0',
+                                              'npu_driver_version',
+                                              'install a newer NPU driver (npu_driver_version) or choose an older release')]
+
+
+def test_time_sync():
+    result = run_host(plan_changes={'vllm_service_multinode_mode': 'dp'},
+                      read_changes={'ntp_show': {'stdout': 'no\n'}})['time_sync']
+    assert whats(result) == ['the clock is not synchronised (timedatectl: NTPSynchronized=no); nodes of a multi-node '
+                             'service (dp) need agreeing clocks']
+    older = run_host(plan_changes={'vllm_service_multinode_mode': 'ray'},
+                     read_changes={'ntp_show': {'stdout': '', 'stderr': 'Unknown operation show'},
+                                   'ntp_status': {'stdout': 'System clock synchronized: yes'}})['time_sync']
+    assert older['status'] == 'passed'
+
+
+def test_cann_packages_from_each_source():
+    url = run_host(read_changes={'sums': {'status': 200, 'content': '%s  *%s\n' % ('0' * 64, PACKAGES[0])}})
+    assert whats(url['cann_packages']) == ['CANN 9.1.0 package(s) not listed in http://mirror.test/ascend/SHA256SUMS: '
+                                           + ', '.join(PACKAGES[1:])]
+    down = run_host(read_changes={'sums': {'status': -1, 'msg': 'Connection refused'}})
+    assert whats(down['cann_packages']) == ['cannot read http://mirror.test/ascend/SHA256SUMS: Connection refused']
+    local = run_host(plan_changes={'ascend_artifacts_dir': '/srv/ascend/', 'ascend_artifacts_url': ''},
+                     read_changes={'dir_present': PACKAGES[:2]})
+    assert whats(local['cann_packages']) == ['CANN 9.1.0 package(s) missing from ascend_artifacts_dir /srv/ascend on the '
+                                             'controller: ' + PACKAGES[2]]
+    node = run_host(plan_changes={'ascend_artifacts_url': ''}, read_changes={'cached': PACKAGES[1:]})
+    assert whats(node['cann_packages']) == ['CANN 9.1.0 package(s) not pre-staged in /var/cache/ascend-vllm/packages on '
+                                            'the node: ' + PACKAGES[0]]
+
+
+def test_skip_and_unknown_skip():
+    results = run_host(read_changes={'preflight_skip': ['memory', 'stack', 'nope'],
+                                     'facts': dict(READ['facts'], memtotal_mb=1)})
+    assert results['memory']['status'] == 'skipped'
+    assert whats(results['preflight_skip']) == ['preflight_skip names unknown check(s): nope',
+                                                'check(s) stack cannot be skipped']
+    assert results['stack']['status'] == 'passed'
+
+
+def test_a_stack_that_does_not_resolve():
+    results = run_host(plan_changes={'stack': None},
+                       read_changes={'stack': None, 'stack_error': "ascend_stack_release '0.1' is not in the matrix"})
+    assert whats(results['stack']) == ["ascend_stack_release '0.1' is not in the matrix"]
+    assert results['python']['detail'] == 'the stack did not resolve'
+    assert results['cann_packages']['detail'] == 'the stack did not resolve'
+
+
+INVENTORY = {'preflight_skip': [], 'stack': STACK, 'stack_error': '', 'inventory_hostname': 'n1', 'head': [],
+             'workers': [], 'ascend_nodes': ['n1'], 'peer_modes': {}, 'vllm_service_multinode_mode': 'none',
+             'vllm_service_port': None, 'vllm_service_tensor_parallel_size': None,
+             'vllm_service_data_parallel_size': None, 'vllm_service_host': '127.0.0.1',
+             'vllm_service_require_api_key': False, 'api_key_set': False, 'vllm_service_install_method': None,
+             'ascend_artifacts_dir': '', 'artifacts_dir_exists': False, 'ascend_artifacts_url': ''}
+
+
+def run_inventory(**changes):
+    return dict((r['check'], r) for r in pc.inventory_results(dict(INVENTORY, **changes)))
+
+
+def test_inventory_defaults_pass():
+    results = run_inventory()
+    assert list(results) == pc.INVENTORY_CHECKS
+    assert [k for k, r in results.items() if r['status'] not in ('passed', 'not_applicable')] == []
+    assert results['multinode']['detail'] == 'single node'
+
+
+@pytest.mark.parametrize('changes, check, expected', [
+    ({'vllm_service_port': 70000}, 'service_port', 'vllm_service_port is 70000, not a TCP port between 1 and 65535'),
+    ({'vllm_service_port': 'http'}, 'service_port', 'vllm_service_port is http, not a TCP port between 1 and 65535'),
+    ({'vllm_service_tensor_parallel_size': 0}, 'parallel_sizes',
+     'vllm_service_tensor_parallel_size is 0, not a whole number of at least 1'),
+    ({'vllm_service_data_parallel_size': 'two'}, 'parallel_sizes',
+     'vllm_service_data_parallel_size is two, not a whole number of at least 1'),
+    ({'vllm_service_require_api_key': True}, 'api_key',
+     'vllm_service_require_api_key is true but vllm_service_api_key is empty'),
+    ({'vllm_service_install_method': 'docker'}, 'install_method',
+     'vllm_service_install_method is docker, not one of venv, container'),
+    ({'ascend_artifacts_dir': '/nope'}, 'artifacts_dir', 'ascend_artifacts_dir /nope is not a directory on the controller'),
+    ({'ascend_artifacts_url': 'ftp://x/'}, 'artifacts_url', 'ascend_artifacts_url ftp://x/ is not an http:// or https:// URL'),
+    ({'vllm_service_multinode_mode': 'dp'}, 'multinode', None),
+])
+def test_inventory_refusals(changes, check, expected):
+    result = run_inventory(**changes)[check]
+    assert result['status'] == 'failed'
+    if expected:
+        assert whats(result) == [expected]
+
+
+def test_parallel_sizes_one_set():
+    assert run_inventory(vllm_service_data_parallel_size=2)['parallel_sizes']['detail'] == \
+        'tensor parallel 1, data parallel 2'
+
+
+def test_open_api_warning():
+    result = run_inventory(vllm_service_host='0.0.0.0', vllm_service_port=8001)['api_key']
+    assert result['status'] == 'warning' and 'port 8001' in result['warnings'][0]
+    assert result['detail'] == 'no API key, listening on 0.0.0.0'
+
+
+def test_report_summary_and_failure():
+    results = pc.inventory_results(dict(INVENTORY, vllm_service_port=0, vllm_service_host='0.0.0.0'))
+    assert pc.summary(results, 'inventory')[0] == \
+        'inventory checks: 3 passed, 1 with a warning, 1 failed, 0 skipped, 4 not applicable'
+    assert pc.failure_message(results, 'n1', 'inventory', 'reports/preflight').split('\n') == [
+        'Preflight found 1 problem(s) on n1 (inventory checks); nothing was changed.',
+        '- service_port: vllm_service_port is 0, not a TCP port between 1 and 65535 (vllm_service_port). Fix: set '
+        'vllm_service_port to a free port in 1-65535 (vLLM listens on 8000 by default).',
+        'Skip a check on purpose by adding its name to preflight_skip.',
+        'Report: reports/preflight/preflight.md']
+    assert pc.failure_message(pc.inventory_results(INVENTORY), 'n1', 'inventory') == ''
+    report = pc.report_hosts(['n1', 'n2'], 'inventory', [{'inventory': results}, {}], [STACK, None])
+    assert report['n1']['status'] == 'failed' and report['n1']['warnings'] == 1
+    assert report['n1']['stack']['release'] == '0.23.0' and 'image' not in report['n1']['stack']
+    assert report['n2'] == {'status': 'not_checked', 'warnings': 0, 'stack': None, 'layers': {}}
+
+
+def test_filters_name_themselves_in_errors():
+    from ansible.errors import AnsibleFilterError
+    filters = preflight_filters.FilterModule().filters()
+    assert sorted(filters) == ['preflight_failure', 'preflight_host_plan', 'preflight_host_results',
+                               'preflight_inventory_results', 'preflight_report_hosts', 'preflight_summary']
+    with pytest.raises(AnsibleFilterError, match='^preflight_host_plan: '):
+        filters['preflight_host_plan'](dict(PLAN_INPUT, npu_driver_version='x.y', npu=dict(NPU, driver_version='1.0')))
+
+
+def test_report_hosts_filter_reads_hostvars_of_hosts_that_dropped_out():
+    filters = preflight_filters.FilterModule().filters()
+    results = pc.inventory_results(INVENTORY)
+    report = filters['preflight_report_hosts'](['n1', 'ghost'], 'inventory',
+                                               {'n1': {'__preflight_layers': {'inventory': results}, 'ascend_stack': STACK},
+                                                'ghost': {}})
+    assert report['n1']['status'] == 'passed' and report['ghost']['status'] == 'not_checked'
