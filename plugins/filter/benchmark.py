@@ -32,10 +32,25 @@ def benchmark_table(rows):
     return _call(bm.table, rows)
 
 
+def benchmark_load_problem(num_prompts, max_prompts, timeout, poll_interval, model):
+    return _call(bm.load_problem, num_prompts, max_prompts, timeout, poll_interval, model)
+
+
+def benchmark_run_error(job, tool_name, timeout):
+    return _call(bm.run_error, job, tool_name, timeout)
+
+
+def benchmark_verdict_line(result):
+    return _call(bm.verdict_line, result)
+
+
 class FilterModule(object):
     def filters(self):
         return {
             'benchmark_argv': benchmark_argv,
             'benchmark_summary': benchmark_summary,
             'benchmark_table': benchmark_table,
+            'benchmark_load_problem': benchmark_load_problem,
+            'benchmark_run_error': benchmark_run_error,
+            'benchmark_verdict_line': benchmark_verdict_line,
         }

@@ -318,6 +318,56 @@ def summarize(data, tool, slo_ttft_p99_ms=None, slo_output_throughput=None, num_
     return judge(parse_result(data, tool), slo_ttft_p99_ms, slo_output_throughput, num_prompts)
 
 
+def _jinja_int(value):
+    """A number as Jinja's ``int`` filter reads it: text of digits or a float too, else 0."""
+    if isinstance(value, bool):
+        return int(value)
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        try:
+            return int(float(value))
+        except (TypeError, ValueError):
+            return 0
+
+
+def load_problem(num_prompts, max_prompts, timeout, poll_interval, model):
+    """Why the requested load is refused (it must be bounded and have a model), or ''."""
+    if not 1 <= _jinja_int(num_prompts) <= _jinja_int(max_prompts):
+        return ('benchmark_num_prompts is %s, it must be between 1 and benchmark_max_prompts (%s)'
+                % (num_prompts, max_prompts))
+    if _jinja_int(timeout) < 1 or _jinja_int(poll_interval) < 1:
+        return 'benchmark_timeout and benchmark_poll_interval must be at least 1 second'
+    if not model:
+        return 'no served model name: set benchmark_model'
+    return ''
+
+
+def run_error(job, tool_name, timeout):
+    """What went wrong with a run (the async job's last status), or '' when it finished with rc 0."""
+    job = job or {}
+    finished = bool(_jinja_int(job.get('finished', 0)))
+    if finished and job.get('rc', 1) == 0:
+        return ''
+    if not finished or 'maximum time limit' in str(job.get('msg') or ''):
+        return '%s did not finish within benchmark_timeout (%s s)' % (tool_name, timeout)
+    tail = [line for line in job.get('stderr_lines') or [] if line][-3:]
+    return '%s failed (rc %s): %s' % (tool_name, job.get('rc', 'none'),
+                                      ' / '.join(tail) or (job['msg'] if 'msg' in job else 'no output'))
+
+
+def verdict_line(result):
+    """One line per host: the verdict and the figures, or why there is no result."""
+    if result.get('error'):
+        return 'no result - %s' % result['error']
+    line = ('%s - %s/%s requests, %.2f req/s, %.2f output tok/s, TTFT p50/p99 %.2f/%.2f ms, TPOT p99 %.2f ms'
+            % (result['verdict'], result['completed'], result['num_prompts'], result['request_throughput'],
+               result['output_throughput'], result['ttft_p50_ms'], result['ttft_p99_ms'], result['tpot_p99_ms']))
+    if result.get('missed'):
+        line += '; missed: ' + '; '.join(miss['message'] for miss in result['missed'])
+    return line
+
+
 # ------------------------------------------------------------------------------------------ report
 TABLE_HEADER = ('Host', 'Completed', 'Request/s', 'Output tok/s', 'TTFT p50 (ms)', 'TTFT p99 (ms)',
                 'TPOT p99 (ms)', 'Verdict')

@@ -215,3 +215,41 @@ def test_table_rows():
                         '| fail: TTFT p99 30.13 ms is above benchmark_slo_ttft_p99_ms 0.001 ms |')
     assert lines[4] == '| node3 | - | - | - | - | - | - | no result: connection refused |'
     assert text.endswith('\n') and len(lines) == 5
+
+
+@pytest.mark.parametrize('args, expected', [
+    ((8, 1000, 600, 5, 'm'), ''),
+    (('8', '1000', '600', '5', 'm'), ''),
+    ((0, 1000, 600, 5, 'm'), 'benchmark_num_prompts is 0, it must be between 1 and benchmark_max_prompts (1000)'),
+    ((5000, 1000, 600, 5, 'm'), 'benchmark_num_prompts is 5000, it must be between 1 and benchmark_max_prompts (1000)'),
+    (('many', 1000, 600, 5, 'm'), 'benchmark_num_prompts is many, it must be between 1 and benchmark_max_prompts (1000)'),
+    ((8, 1000, 0, 5, 'm'), 'benchmark_timeout and benchmark_poll_interval must be at least 1 second'),
+    ((8, 1000, 600, 0, 'm'), 'benchmark_timeout and benchmark_poll_interval must be at least 1 second'),
+    ((8, 1000, 600, 5, ''), 'no served model name: set benchmark_model'),
+])
+def test_load_problem(args, expected):
+    assert bm.load_problem(*args) == expected
+
+
+@pytest.mark.parametrize('job, expected', [
+    ({'finished': 1, 'rc': 0}, ''),
+    ({'finished': 0}, 'vllm bench serve did not finish within benchmark_timeout (600 s)'),
+    ({'finished': 1, 'rc': 1, 'msg': 'async task did not complete within the requested maximum time limit'},
+     'vllm bench serve did not finish within benchmark_timeout (600 s)'),
+    ({'finished': True, 'rc': 2, 'stderr_lines': ['a', '', 'b', 'c', 'd']}, 'vllm bench serve failed (rc 2): b / c / d'),
+    ({'finished': 1, 'rc': 2, 'stderr_lines': [], 'msg': 'non-zero return code'},
+     'vllm bench serve failed (rc 2): non-zero return code'),
+    ({'finished': 1}, 'vllm bench serve failed (rc none): no output'),
+])
+def test_run_error(job, expected):
+    assert bm.run_error(job, 'vllm bench serve', 600) == expected
+
+
+def test_verdict_line():
+    result = {'verdict': 'fail', 'completed': 7, 'num_prompts': 8, 'request_throughput': 2.1, 'output_throughput': 250.444,
+              'ttft_p50_ms': 35.123, 'ttft_p99_ms': 80.9, 'tpot_p99_ms': 12, 'error': None,
+              'missed': [{'message': '7 of 8 requests completed (1 failed)'}]}
+    assert bm.verdict_line(result) == ('fail - 7/8 requests, 2.10 req/s, 250.44 output tok/s, TTFT p50/p99 35.12/80.90 ms, '
+                                       'TPOT p99 12.00 ms; missed: 7 of 8 requests completed (1 failed)')
+    assert bm.verdict_line({'error': 'the tool wrote no result to /r/n1.json'}) == \
+        'no result - the tool wrote no result to /r/n1.json'
