@@ -111,10 +111,46 @@ def vllm_container_plan(chips, visible, install_path='/usr/local/Ascend', model_
     return _call(vs.container_plan, chips, visible, install_path, model_dir, extra_mounts)
 
 
+def vllm_file_drift(files):
+    return _call(vs.service_file_drift, files)
+
+
+def vllm_env_digests(text):
+    return _call(vs.env_file_digests, text)
+
+
+def vllm_requirement_problems(installed, requirements, where, what):
+    return _call(vs.requirement_problems, installed, requirements, where, what)
+
+
+def vllm_npu_problem(npu, profile, profile_chips, family, check_mode=False):
+    return _call(vs.npu_problem, npu, profile, profile_chips, family, bool(check_mode))
+
+
+def vllm_chip_fit_problem(need, devices, requested, count, mode, host):
+    return _call(vs.chip_fit_problem, need, devices, requested, count, mode, host)
+
+
+def vllm_ray_chips_problem(need, node_chips):
+    return _call(vs.ray_chips_problem, need, node_chips)
+
+
+def vllm_serving_address_problem(host, interface, address, interfaces, addresses, chosen_interface, chosen_address):
+    return _call(vs.serving_address_problem, host, interface, address, interfaces, addresses, chosen_interface,
+                 chosen_address)
+
+
 class FilterModule(object):
     def filters(self):
         return {
             'vllm_merge_args': vllm_merge_args,
+            'vllm_file_drift': vllm_file_drift,
+            'vllm_npu_problem': vllm_npu_problem,
+            'vllm_chip_fit_problem': vllm_chip_fit_problem,
+            'vllm_ray_chips_problem': vllm_ray_chips_problem,
+            'vllm_serving_address_problem': vllm_serving_address_problem,
+            'vllm_requirement_problems': vllm_requirement_problems,
+            'vllm_env_digests': vllm_env_digests,
             'vllm_serve_argv': vllm_serve_argv,
             'vllm_chips_needed': vllm_chips_needed,
             'vllm_systemd_exec': vllm_systemd_exec,

@@ -99,6 +99,89 @@ def chips_needed(args):
             'data_parallel_local': local, 'chips': tp * pp * local}
 
 
+def need_text(need, data_parallel_key='data_parallel_local'):
+    """``tensor parallel T x data parallel D[ x pipeline parallel P] needs N chips`` of ``chips_needed``."""
+    text = 'tensor parallel %s x data parallel %s' % (need['tensor_parallel'], need[data_parallel_key])
+    if int(need['pipeline_parallel']) > 1:
+        text += ' x pipeline parallel %s' % need['pipeline_parallel']
+    return '%s needs %s chips' % (text, need['chips'])
+
+
+def chip_fit_problem(need, devices, requested, count, mode, host):
+    """Why the chips of this node cannot run the service, or '' when they can.
+
+    ``need`` - ``chips_needed``; ``devices`` - the chips the service is given (its
+    ASCEND_RT_VISIBLE_DEVICES); ``requested`` - ``vllm_service_devices`` as set (empty: unset);
+    ``count`` - the chips of the node; ``mode`` - the multi-node mode (with Ray the cluster's
+    chips count, checked apart).
+    """
+    count = int(count)
+    devices = [int(d) for d in devices]
+    unknown = [d for d in (int(r) for r in requested or []) if d >= count]
+    if unknown or len(set(devices)) != len(devices):
+        return 'vllm_service_devices %s must name distinct chips of 0-%d (%d chips on this node)' % (
+            ','.join(str(d) for d in devices), count - 1, count)
+    chips = int(need['chips'])
+    if mode == 'ray' or (chips <= len(devices) and chips <= count):
+        return ''
+    given = ','.join(str(r) for r in requested or []) or 'unset'
+    dp_variable = 'vllm_service_data_parallel_size_local' if mode == 'dp' else 'vllm_service_data_parallel_size'
+    return ('%s, but %d are visible on %s (%d chips, vllm_service_devices %s). Lower vllm_service_tensor_parallel_size / %s '
+            'or give the service more chips' % (need_text(need), min(len(devices), count), host, count, given, dp_variable))
+
+
+def ray_chips_problem(need, node_chips):
+    """Why the nodes of a Ray service (``node_chips``: the chips of each) cannot hold what the
+    service needs (``chips_needed``), or '' when they can."""
+    have = sum(int(chips) for chips in node_chips)
+    if int(need['chips']) <= have:
+        return ''
+    return ('%s, the %d nodes of the ray service have %d; lower vllm_service_tensor_parallel_size / '
+            'vllm_service_data_parallel_size or add nodes to vllm_workers'
+            % (need_text(need, 'data_parallel'), len(node_chips), have))
+
+
+def npu_problem(npu, profile, profile_chips, family, check_mode=False):
+    """Why this node's NPUs cannot serve the profile, or '' when they can: npu-smi failing, no
+    NPU listed (no driver running), or a chip family the profile does not support. In check
+    mode a node whose driver is not installed yet has no chip name: that alone is no problem."""
+    npu = npu or {}
+    error = npu.get('npu_smi_error')
+    named = npu.get('chip_name') is not None or bool(check_mode)
+    count = int(npu.get('chip_count') or 0)
+    if npu.get('present') and count > 0 and named and error is None and family in (profile_chips or []):
+        return ''
+    if error is not None:
+        return 'npu-smi fails (%s); repair the driver first (playbooks/npu_driver.yml)' % error
+    if named and count > 0:
+        return 'profile %s supports %s, this node has %s (%s)' % (profile, ', '.join(profile_chips or []),
+                                                                  npu.get('chip_name') or 'NPUs', family or 'unknown family')
+    return 'npu-smi does not list the NPUs of this node (no driver running?); run the npu_driver role first'
+
+
+def serving_address_problem(host, interface, address, interfaces, addresses, chosen_interface, chosen_address):
+    """Why this node cannot serve a multi-node service from its address, or '' when it can.
+
+    ``interface``/``address`` - vllm_service_multinode_interface/_address as set (empty: unset);
+    ``interfaces``/``addresses`` - the node's interfaces and IPv4 addresses; ``chosen_*`` - what
+    the role took (the settings, else the default IPv4 route's).
+    """
+    interfaces, addresses = list(interfaces or []), list(addresses or [])
+    if chosen_interface and chosen_interface in interfaces and chosen_address in addresses:
+        return ''
+    if interface and interface not in interfaces:
+        return 'vllm_service_multinode_interface is %s, but %s has no such interface (it has %s)' % (
+            interface, host, ', '.join(sorted(interfaces)))
+    if address:
+        where = ('no interface of %s holds it' % host if not interface
+                 else 'interface %s of %s does not hold it' % (interface, host))
+        return 'vllm_service_multinode_address is %s, but %s (its IPv4 addresses are %s)' % (
+            address, where, ', '.join(addresses) or 'none')
+    missing = 'no IPv4 address on interface ' + interface if interface else 'no default IPv4 route'
+    return ('%s has %s to take its serving address from; set vllm_service_multinode_address (and '
+            'vllm_service_multinode_interface) for it' % (host, missing))
+
+
 def systemd_exec(argv):
     """argv -> a systemd ExecStart= value: every word double-quoted with backslash escapes,
     ``$`` and ``%`` doubled so systemd expands neither variables nor specifiers."""
@@ -502,6 +585,28 @@ def requirement_names(requirements):
     return names
 
 
+def requirement_problems(installed, requirements, where, what):
+    """Requirements of ``requirements`` that the virtualenv does not satisfy: sentences.
+
+    ``installed`` - name -> version as ``pip list`` prints them (any spelling); ``where`` - the
+    virtualenv, ``what`` - whose requirements they are, both for the messages. Runs on the
+    controller: the specifiers are read with ``packaging`` (a requirement of ansible-core).
+    """
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    have = dict((canonicalize_name(str(name)), str(version)) for name, version in (installed or {}).items())
+    problems = []
+    for text in requirements or []:
+        requirement = Requirement(str(text))
+        version = have.get(canonicalize_name(requirement.name))
+        if version is None:
+            problems.append('%s is not installed in %s (%s)' % (requirement.name, where, what))
+        elif not requirement.specifier.contains(version, prereleases=True):
+            problems.append('%s %s in %s does not satisfy %s (%s)' % (requirement.name, version, where, text, what))
+    return problems
+
+
 # The hardening the role writes into a venv unit (templates/vllm.service.j2), as `systemctl show`
 # prints it once loaded; the user comes from the role's variables.
 UNIT_HARDENING = {'NoNewPrivileges': 'yes', 'ProtectSystem': 'strict', 'ProtectHome': 'yes', 'PrivateTmp': 'yes',
@@ -528,6 +633,100 @@ def unit_drift(unit, properties, user):
             continue
         if have.strip() != want:
             problems.append('%s runs with %s=%s, the role writes %s=%s' % (unit, name, have.strip(), name, want))
+    return problems
+
+
+_DIGEST_LINE = re.compile(r'^#\s*([a-z_]+_sha256)=(\S*)\s*$')
+# What a digest line of the environment file records (templates/vllm.env.j2): a change there
+# means the service runs on something that changed since it was (re)started.
+DIGEST_MEANING = {'cann_env_sha256': 'the CANN environment changed since',
+                  'model_sha256': 'the model changed since',
+                  'packages_sha256': "the virtualenv's packages changed since"}
+
+
+def env_file_digests(text):
+    """The ``# <name>_sha256=<hex>`` lines of the service's environment file, as a dict."""
+    found = {}
+    for line in (text or '').splitlines():
+        match = _DIGEST_LINE.match(line.strip())
+        if match:
+            found[match.group(1)] = match.group(2)
+    return found
+
+
+def _differing(want, have):
+    """Names added, removed and changed between two dicts, as phrases."""
+    phrases = []
+    for label, names in (('added', sorted(set(have) - set(want))),
+                         ('missing', sorted(set(want) - set(have))),
+                         ('changed', sorted(n for n in set(want) & set(have) if want[n] != have[n]))):
+        if names:
+            phrases.append('%s %s' % (', '.join(names), label))
+    return phrases
+
+
+def _unit_settings(text):
+    """``[Section] Key`` -> the list of its values, in order (a key may repeat)."""
+    settings = {}
+    section = ''
+    for raw in (text or '').splitlines():
+        line = raw.strip()
+        if not line or line[0] in '#;':
+            continue
+        if line.startswith('[') and line.endswith(']'):
+            section = line
+            continue
+        key, value = line.split('=', 1) if '=' in line else (line, '')
+        settings.setdefault('%s %s' % (section, key.strip()), []).append(value.strip())
+    return settings
+
+
+def _content_drift(kind, want, have):
+    if kind == 'env':
+        phrases = _differing(parse_env_file(want), parse_env_file(have))
+        want_digests, have_digests = env_file_digests(want), env_file_digests(have)
+        for name in sorted(want_digests):
+            if have_digests.get(name) != want_digests[name]:
+                phrases.append('%s (%s)' % (DIGEST_MEANING.get(name, name + ' differs'), name))
+    elif kind == 'unit':
+        phrases = _differing(_unit_settings(want), _unit_settings(have))
+    else:
+        phrases = []
+    return phrases or ['other lines differ']
+
+
+def service_file_drift(files):
+    """What of the service's files on the node differs from what the role writes: sentences.
+
+    ``files`` - one dict per file: ``path``; ``kind`` (``unit``, ``env`` or ``key``); ``want``
+    (``None`` when the role writes no such file, else ``{text, mode, owner, group}``); ``have``
+    (``{exists, text, mode, owner, group}``; for the key, ``same`` - whether it holds the
+    configured key - instead of ``text``, so that no key reaches this function). Differences are
+    named, never shown: an environment value or a key may be a secret.
+    """
+    problems = []
+    for entry in files or []:
+        path, kind = entry['path'], entry['kind']
+        want, have = entry.get('want'), entry.get('have') or {}
+        if want is None:
+            if have.get('exists'):
+                problems.append('%s exists, but the role writes none (no %s configured)'
+                                % (path, 'API key' if kind == 'key' else kind))
+            continue
+        if not have.get('exists'):
+            problems.append('%s is missing' % path)
+            continue
+        details = []
+        if kind == 'key':
+            if not have.get('same'):
+                details.append('it does not hold vllm_service_api_key')
+        elif (want.get('text') or '') != (have.get('text') or ''):
+            details.extend(_content_drift(kind, want.get('text'), have.get('text')))
+        for attribute in ('mode', 'owner', 'group'):
+            if want.get(attribute) is not None and str(have.get(attribute)) != str(want[attribute]):
+                details.append('%s %s, the role writes %s' % (attribute, have.get(attribute), want[attribute]))
+        if details:
+            problems.append('%s differs from what the role writes: %s' % (path, '; '.join(details)))
     return problems
 
 
