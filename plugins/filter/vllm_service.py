@@ -140,11 +140,32 @@ def vllm_serving_address_problem(host, interface, address, interfaces, addresses
                  chosen_address)
 
 
+def vllm_package_problems(installed, wanted, venv):
+    return _call(vs.package_problems, installed, wanted, venv)
+
+
+def vllm_unit_state_problems(properties, unit, enabled, where=''):
+    return _call(vs.unit_state_problems, unit, properties, bool(enabled), where)
+
+
+def vllm_container_argv(container, engine, shm_size, env_file, key_file=None):
+    return _call(vs.container_argv, container, engine, shm_size, env_file, key_file or None)
+
+
+def vllm_hub_download(source, repo, path, revision='', offline=False, cli='', endpoint='', token_set=False, token_file=''):
+    return _call(vs.hub_download, source, repo, path, revision or '', bool(offline), cli, endpoint or '', bool(token_set),
+                 token_file or '')
+
+
 class FilterModule(object):
     def filters(self):
         return {
             'vllm_merge_args': vllm_merge_args,
             'vllm_file_drift': vllm_file_drift,
+            'vllm_hub_download': vllm_hub_download,
+            'vllm_container_argv': vllm_container_argv,
+            'vllm_package_problems': vllm_package_problems,
+            'vllm_unit_state_problems': vllm_unit_state_problems,
             'vllm_npu_problem': vllm_npu_problem,
             'vllm_chip_fit_problem': vllm_chip_fit_problem,
             'vllm_ray_chips_problem': vllm_ray_chips_problem,

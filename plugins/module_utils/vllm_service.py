@@ -585,6 +585,35 @@ def requirement_names(requirements):
     return names
 
 
+def _pip_name(name):
+    return re.sub(r'[-_.]+', '-', str(name)).lower()
+
+
+def package_problems(installed, wanted, venv):
+    """The stack's packages (``wanted``: name -> version) that ``pip list`` (``installed``: name ->
+    version, any spelling) does not have at that release: sentences. A local label (+cpu, +git...)
+    on one side only is the same release."""
+    have = dict((_pip_name(name), str(version)) for name, version in (installed or {}).items())
+    problems = []
+    for name, version in (wanted or {}).items():
+        found = have.get(_pip_name(name), '')
+        if found.split('+')[0] != str(version).split('+')[0]:
+            problems.append('%s %s in %s, wanted %s' % (name, found or 'not installed', venv, version))
+    return problems
+
+
+def unit_state_problems(unit, properties, enabled, where=''):
+    """A unit that is not active, or not enabled when it should be (``systemctl show`` as a dict):
+    sentences, each ending with ``where`` (which node, for a data-parallel worker)."""
+    properties = properties or {}
+    problems = []
+    if properties.get('ActiveState', '') != 'active':
+        problems.append('%s is %s%s' % (unit, properties.get('ActiveState', '?'), where))
+    if enabled and properties.get('UnitFileState', '') != 'enabled':
+        problems.append('%s is %s, not enabled%s' % (unit, properties.get('UnitFileState', '?'), where))
+    return problems
+
+
 def requirement_problems(installed, requirements, where, what):
     """Requirements of ``requirements`` that the virtualenv does not satisfy: sentences.
 
@@ -770,6 +799,50 @@ def rollback_plan(files, active_before, role='single', enabled=True):
         reason = None
     return {'possible': reason is None, 'reason': reason, 'restore': restore, 'remove': remove,
             'discard': [pair[0] for pair in restore]}
+
+
+def hub_download(source, repo, path, revision='', offline=False, cli='', endpoint='', token_set=False, token_file=''):
+    """The hub CLI's download: ``{argv, env}`` for ``huggingface`` (``hf download``) or ``modelscope``
+    (``modelscope download``). ``endpoint`` is HF_ENDPOINT or MODELSCOPE_DOMAIN; offline uses the
+    CLI's cache only. The token is never in either: with ``token_set`` a shell reads it from
+    ``token_file`` (0600) into HF_TOKEN / MODELSCOPE_API_TOKEN and runs the CLI, because a value
+    given as a task's environment is part of the command line the connection runs (-vvv prints it).
+    """
+    if source not in ('huggingface', 'modelscope'):
+        raise ServiceError('%r is not a hub (huggingface or modelscope)' % (source,))
+    hf = source == 'huggingface'
+    if hf:
+        argv = [cli, 'download', repo, '--local-dir', path]
+    else:
+        argv = [cli, 'download', '--model', repo, '--local_dir', path]
+    if revision:
+        argv += ['--revision', revision]
+    env = {}
+    if endpoint:
+        env['HF_ENDPOINT' if hf else 'MODELSCOPE_DOMAIN'] = endpoint
+    if offline:
+        env.update({'HF_HUB_OFFLINE': '1'} if hf else {'MODELSCOPE_OFFLINE': '1', 'HF_HUB_OFFLINE': '1'})
+    if token_set:
+        if not token_file:
+            raise ServiceError('a token is set but no file to read it from was given')
+        variable = 'HF_TOKEN' if hf else 'MODELSCOPE_API_TOKEN'
+        argv = ['/bin/sh', '-c', '%s="$(cat "$0")" && export %s && exec "$@"' % (variable, variable), token_file] + argv
+    return {'argv': [str(word) for word in argv], 'env': env}
+
+
+def container_argv(container, engine, shm_size, env_file, key_file=None):
+    """The engine's command line for the service's container (``container``: ``{name, image, env,
+    devices, volumes}`` of ``container_plan`` and the image). The environment and the API key come
+    from files (``--env-file``), so no value of them is in the command line; ``key_file`` only when
+    a key is configured."""
+    argv = ['/usr/bin/' + str(engine), 'run', '--rm', '--name', container['name'], '--network', 'host',
+            '--shm-size', str(shm_size), '--env-file', env_file]
+    if key_file:
+        argv += ['--env-file', key_file]
+    argv += ['--env=%s=%s' % (name, value) for name, value in (container.get('env') or {}).items()]
+    argv += ['--device=' + device for device in container.get('devices') or []]
+    argv += ['--volume=' + volume for volume in container.get('volumes') or []]
+    return argv + [container['image'], 'vllm']
 
 
 def container_plan(chips, visible, install_path='/usr/local/Ascend', model_dir=None, extra_mounts=None):

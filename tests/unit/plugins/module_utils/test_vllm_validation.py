@@ -73,3 +73,54 @@ def test_ray_chips_problem():
 ])
 def test_serving_address_problem(interface, address, chosen, expected):
     assert vs.serving_address_problem('n1', interface, address, ['lo', 'eth0'], ['10.0.0.5'], *chosen) == expected
+
+
+WANTED = {'vllm': '0.23.0', 'vllm-ascend': '0.23.0', 'torch': '2.10.0', 'torch-npu': '2.10.0.post4'}
+
+
+def test_package_problems():
+    installed = {'vllm': '0.23.0+cpu', 'vllm_ascend': '0.23.0', 'torch': '2.11.0+cpu', 'Torch-NPU': '2.10.0.post4'}
+    assert vs.package_problems(installed, WANTED, '/v') == ['torch 2.11.0+cpu in /v, wanted 2.10.0']
+    assert vs.package_problems({}, {'vllm': '0.23.0'}, '/v') == ['vllm not installed in /v, wanted 0.23.0']
+    assert vs.package_problems({'vllm': '0.23.0'}, {'vllm': '0.23.0+sim'}, '/v') == []
+
+
+def test_unit_state_problems():
+    assert vs.unit_state_problems('u.service', {'ActiveState': 'active', 'UnitFileState': 'enabled'}, True) == []
+    assert vs.unit_state_problems('u.service', {'ActiveState': 'failed', 'UnitFileState': 'disabled'}, True,
+                                  ' on n2 (data-parallel worker, ranks 2-3)') == [
+        'u.service is failed on n2 (data-parallel worker, ranks 2-3)',
+        'u.service is disabled, not enabled on n2 (data-parallel worker, ranks 2-3)']
+    assert vs.unit_state_problems('u.service', {'ActiveState': 'active', 'UnitFileState': 'disabled'}, False) == []
+    assert vs.unit_state_problems('u.service', {}, True) == ['u.service is ?', 'u.service is ?, not enabled']
+
+
+def test_container_argv_takes_the_environment_and_key_from_files():
+    plan = vs.container_plan([{'device_id': 0, 'phy_id': 0}, {'device_id': 1, 'phy_id': 1}], [1], '/usr/local/Ascend',
+                             '/models/m')
+    container = dict(plan, name='vllm-main', image='quay.io/ascend/vllm-ascend:v0.23.0')
+    argv = vs.container_argv(container, 'podman', '16g', '/etc/ascend-vllm/vllm-main.env', '/etc/ascend-vllm/vllm-main.key')
+    assert argv[:12] == ['/usr/bin/podman', 'run', '--rm', '--name', 'vllm-main', '--network', 'host', '--shm-size',
+                         '16g', '--env-file', '/etc/ascend-vllm/vllm-main.env', '--env-file']
+    assert argv[12:14] == ['/etc/ascend-vllm/vllm-main.key', '--env=ASCEND_RT_VISIBLE_DEVICES=0']
+    assert '--device=/dev/davinci1' in argv and '--device=/dev/davinci_manager' in argv
+    assert '--volume=/models/m:/models/m:ro' in argv
+    assert argv[-2:] == ['quay.io/ascend/vllm-ascend:v0.23.0', 'vllm']
+    without_key = vs.container_argv(container, 'docker', '1g', '/e.env')
+    assert without_key[0] == '/usr/bin/docker' and without_key.count('--env-file') == 1
+
+
+def test_hub_download_keeps_the_token_out_of_argv_and_environment():
+    hf = vs.hub_download('huggingface', 'org/m', '/models/m', 'main', False, 'hf', 'http://mirror', True, '/tmp/x/token')
+    assert hf['argv'] == ['/bin/sh', '-c', 'HF_TOKEN="$(cat "$0")" && export HF_TOKEN && exec "$@"', '/tmp/x/token',
+                          'hf', 'download', 'org/m', '--local-dir', '/models/m', '--revision', 'main']
+    assert hf['env'] == {'HF_ENDPOINT': 'http://mirror'}
+    ms = vs.hub_download('modelscope', 'org/m', '/models/m', '', True, 'modelscope', '', False)
+    assert ms == {'argv': ['modelscope', 'download', '--model', 'org/m', '--local_dir', '/models/m'],
+                  'env': {'MODELSCOPE_OFFLINE': '1', 'HF_HUB_OFFLINE': '1'}}
+    assert 'MODELSCOPE_API_TOKEN="$(cat "$0")"' in vs.hub_download('modelscope', 'o/m', '/m', '', False, 'ms', '', True,
+                                                                   '/t')['argv'][2]
+    with pytest.raises(vs.ServiceError, match='no file to read it from'):
+        vs.hub_download('huggingface', 'o/m', '/m', token_set=True)
+    with pytest.raises(vs.ServiceError, match='is not a hub'):
+        vs.hub_download('s3', 'o/m', '/m')
