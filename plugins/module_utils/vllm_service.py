@@ -597,7 +597,7 @@ def package_problems(installed, wanted, venv):
     problems = []
     for name, version in (wanted or {}).items():
         found = have.get(_pip_name(name), '')
-        if found.split('+')[0] != str(version).split('+')[0]:
+        if found.partition('+')[0] != str(version).partition('+')[0]:
             problems.append('%s %s in %s, wanted %s' % (name, found or 'not installed', venv, version))
     return problems
 
