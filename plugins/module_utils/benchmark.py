@@ -25,6 +25,8 @@ __metaclass__ = type
 
 import math
 
+from ansible_collections.ascend.vllm.plugins.module_utils.numbers import as_int
+
 TOOLS = ('vllm_bench', 'guidellm')
 
 # Environment variable each tool reads the API key from (never a command-line option: argv is logged).
@@ -318,25 +320,12 @@ def summarize(data, tool, slo_ttft_p99_ms=None, slo_output_throughput=None, num_
     return judge(parse_result(data, tool), slo_ttft_p99_ms, slo_output_throughput, num_prompts)
 
 
-def _jinja_int(value):
-    """A number as Jinja's ``int`` filter reads it: text of digits or a float too, else 0."""
-    if isinstance(value, bool):
-        return int(value)
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        try:
-            return int(float(value))
-        except (TypeError, ValueError):
-            return 0
-
-
 def load_problem(num_prompts, max_prompts, timeout, poll_interval, model):
     """Why the requested load is refused (it must be bounded and have a model), or ''."""
-    if not 1 <= _jinja_int(num_prompts) <= _jinja_int(max_prompts):
+    if not 1 <= as_int(num_prompts) <= as_int(max_prompts):
         return ('benchmark_num_prompts is %s, it must be between 1 and benchmark_max_prompts (%s)'
                 % (num_prompts, max_prompts))
-    if _jinja_int(timeout) < 1 or _jinja_int(poll_interval) < 1:
+    if as_int(timeout) < 1 or as_int(poll_interval) < 1:
         return 'benchmark_timeout and benchmark_poll_interval must be at least 1 second'
     if not model:
         return 'no served model name: set benchmark_model'
@@ -346,7 +335,7 @@ def load_problem(num_prompts, max_prompts, timeout, poll_interval, model):
 def run_error(job, tool_name, timeout):
     """What went wrong with a run (the async job's last status), or '' when it finished with rc 0."""
     job = job or {}
-    finished = bool(_jinja_int(job.get('finished', 0)))
+    finished = bool(as_int(job.get('finished', 0)))
     if finished and job.get('rc', 1) == 0:
         return ''
     if not finished or 'maximum time limit' in str(job.get('msg') or ''):

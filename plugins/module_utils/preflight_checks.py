@@ -20,6 +20,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.ascend.vllm.plugins.module_utils import multinode_layout
+from ansible_collections.ascend.vllm.plugins.module_utils.numbers import as_int
 from ansible_collections.ascend.vllm.plugins.module_utils import pip_plan as pip_plan_utils
 from ansible_collections.ascend.vllm.plugins.module_utils import stack as stack_utils
 from ansible_collections.ascend.vllm.plugins.module_utils import vllm_service
@@ -243,16 +244,6 @@ def inventory_results(v):
 
 # --- layer 2: the hosts ----------------------------------------------------------------------
 
-def _int(value, default=0):
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        try:
-            return int(float(value))
-        except (TypeError, ValueError):
-            return default
-
-
 def _unique_list(items):
     return _unique(list(items))
 
@@ -361,9 +352,9 @@ def disk_space(needs, df_lines, df_stderr):
     rows = []
     for index, need in enumerate(needs):
         fields = lines[index].split() if len(lines) == len(needs) else []
-        rows.append(dict(need, gb=_int(need.get('gb')),
+        rows.append(dict(need, gb=as_int(need.get('gb')),
                          mount=' '.join(fields[5:]) if len(fields) >= 6 else '',
-                         avail=_int(fields[3]) * 1024 if len(fields) >= 6 else 0))
+                         avail=as_int(fields[3]) * 1024 if len(fields) >= 6 else 0))
     problems, details = [], []
     # Grouped by mount point in sorted order (the report's order since the first release).
     for mount in sorted(set(row['mount'] for row in rows)):
@@ -412,7 +403,7 @@ def host_checks(plan, v):
     kernel = _text(facts.get('kernel'))
     looked = list(v.get('headers_looked') or [])
     found_headers = list(v.get('headers_found') or [])
-    memory_gib = round(float(_int(facts.get('memtotal_mb'))) / 1024, 1)
+    memory_gib = round(float(as_int(facts.get('memtotal_mb'))) / 1024, 1)
     min_memory = v.get('preflight_min_memory_gb')
     python = _text(v.get('preflight_python'))
     python_read = v.get('python_read') or {}
@@ -466,7 +457,7 @@ def host_checks(plan, v):
         return disk
 
     def memory_problems():
-        if _int(facts.get('memtotal_mb')) >= _int(min_memory) * 1024:
+        if as_int(facts.get('memtotal_mb')) >= as_int(min_memory) * 1024:
             return []
         return [problem('the host has %s GiB of memory, less than the %s GiB required' % (memory_gib, _text(min_memory)),
                         'ansible_facts.memtotal_mb, preflight_min_memory_gb',
@@ -512,7 +503,7 @@ def host_checks(plan, v):
                         'run this on an Atlas NPU server; check that the cards are seated and listed by lspci -d 19e5:')]
 
     def count_problems():
-        if _int(npu.get('npu_count')) == _int(expected):
+        if as_int(npu.get('npu_count')) == as_int(expected):
             return []
         return [problem('found %s NPU(s), ascend_expected_npu_count is %s' % (npu.get('npu_count'), expected),
                         'ansible_facts.ascend_npu.npu_count, ascend_expected_npu_count',
@@ -598,7 +589,7 @@ def host_checks(plan, v):
                                      'download them from the Ascend support site into that directory, or choose the '
                                      'release whose packages you have'))
         elif source == 'url':
-            if _int(sums.get('status')) != 200:
+            if as_int(sums.get('status')) != 200:
                 found.append(problem('cannot read %s: %s' % (sums_url, sums.get('msg') or 'no answer'),
                                      'ascend_artifacts_url',
                                      'make the mirror reachable from the node (ascend_artifacts_proxy_env for a proxy) '

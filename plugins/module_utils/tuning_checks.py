@@ -17,6 +17,7 @@ import json
 import re
 
 from ansible_collections.ascend.vllm.plugins.module_utils.hugepages import SIZES_KB
+from ansible_collections.ascend.vllm.plugins.module_utils.numbers import as_int
 
 # The settings other than sysctl names, as kernel_tuning_skip names them.
 SETTING_NAMES = ('cpu_governor', 'thp', 'irqbalance', 'memlock', 'hugepages')
@@ -30,14 +31,6 @@ ABSENT_HINTS = {
     'kernel.sched_migration_cost_ns': 'Linux 5.13 moved it to debugfs (/sys/kernel/debug/sched/migration_cost_ns), '
                                       'it is no sysctl on this kernel',
 }
-
-
-def _as_int(value):
-    """Jinja's ``| int``: 0 for what is no integer."""
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
 
 
 def managed(wanted, skip):
@@ -66,18 +59,18 @@ def _pool_problems(pools, nodes):
         if label in seen:
             problems.append('%s: listed twice' % label)
             continue
-        if node is not None and _as_int(node) not in node_ids:
+        if node is not None and as_int(node) not in node_ids:
             problems.append('%s: no NUMA node %s (nodes: %s)' % (label, node, ', '.join(str(i) for i in node_ids)))
             continue
         seen.add(label)
         kb = SIZES_KB[pool['size']]
         key = '%dkB' % kb
-        on = nodes if node is None else [entry for entry in nodes if entry.get('id') == _as_int(node)]
+        on = nodes if node is None else [entry for entry in nodes if entry.get('id') == as_int(node)]
         if any(key not in (entry.get('hugepages') or {}) for entry in on):
             problems.append('%s: this kernel has no %s huge pages' % (label, key))
             continue
-        allocated = sum(_as_int(entry['hugepages'][key].get('total')) for entry in on)
-        memory_mb = sum(_as_int(entry.get('memory_mb')) for entry in on)
+        allocated = sum(as_int(entry['hugepages'][key].get('total')) for entry in on)
+        memory_mb = sum(as_int(entry.get('memory_mb')) for entry in on)
         requested_mb = int(pool['count']) * kb // 1024
         if memory_mb > 0 and requested_mb > memory_mb:
             problems.append('%s: requested %s pages (%d MiB), more than the %d MiB of memory %s; allocated now: %d pages.'

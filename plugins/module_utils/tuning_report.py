@@ -15,7 +15,7 @@ import re
 
 from ansible_collections.ascend.vllm.plugins.module_utils.hugepages import SIZES_KB
 # Jinja's ``| int`` (0 for what is no integer): the verify entry point reports, it does not validate.
-from ansible_collections.ascend.vllm.plugins.module_utils.tuning_checks import _as_int
+from ansible_collections.ascend.vllm.plugins.module_utils.numbers import as_int
 
 IRQBALANCE_WANTED = 'stopped, disabled'
 _STOPPED = ('inactive', 'failed')
@@ -50,9 +50,9 @@ def _pool_total(nodes, pool):
     node = pool.get('node')
     total = 0
     for entry in nodes or []:
-        if node is not None and entry.get('id') != _as_int(node):
+        if node is not None and entry.get('id') != as_int(node):
             continue
-        total += _as_int(((entry.get('hugepages') or {}).get(key) or {}).get('total'))
+        total += as_int(((entry.get('hugepages') or {}).get(key) or {}).get('total'))
     return total
 
 
@@ -115,7 +115,7 @@ def report_rows(wanted, state, skip=(), hugepage_results=()):
 
     for pool in wanted.get('hugepages') or []:
         label = _pool_label(pool)
-        count = _as_int(pool.get('count'))
+        count = as_int(pool.get('count'))
         if 'hugepages' in skip:
             rows.append(_skipped(label, _text(pool.get('count'))))
             continue
