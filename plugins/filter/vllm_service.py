@@ -157,12 +157,17 @@ def vllm_hub_download(source, repo, path, revision='', offline=False, cli='', en
                  token_file or '')
 
 
+def vllm_hub_problems(source, offline=False, modelscope_domain=''):
+    return _call(vs.hub_problems, source, bool(offline), modelscope_domain or '')
+
+
 class FilterModule(object):
     def filters(self):
         return {
             'vllm_merge_args': vllm_merge_args,
             'vllm_file_drift': vllm_file_drift,
             'vllm_hub_download': vllm_hub_download,
+            'vllm_hub_problems': vllm_hub_problems,
             'vllm_container_argv': vllm_container_argv,
             'vllm_package_problems': vllm_package_problems,
             'vllm_unit_state_problems': vllm_unit_state_problems,

@@ -801,10 +801,31 @@ def rollback_plan(files, active_before, role='single', enabled=True):
             'discard': [pair[0] for pair in restore]}
 
 
+_BARE_HOST = re.compile(r'^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?$')
+
+
+def hub_problems(source, offline=False, modelscope_domain=''):
+    """What the hub CLIs cannot do as configured: sentences. The ModelScope SDK builds its address
+    as ``'https://' + MODELSCOPE_DOMAIN`` (modelscope/hub/utils/utils.py, MODELSCOPE_URL_SCHEME)
+    and reads no offline variable: ``modelscope download`` has no offline mode."""
+    problems = []
+    if source != 'modelscope':
+        return problems
+    if offline:
+        problems.append('vllm_service_model_offline is true, but modelscope download has no offline mode (the ModelScope '
+                        'SDK reads no offline variable and would download); stage the model on the node and use '
+                        'vllm_service_model_source: local, or set vllm_service_model_offline: false')
+    if modelscope_domain and not _BARE_HOST.match(str(modelscope_domain)):
+        problems.append('vllm_service_modelscope_domain is %s, but the ModelScope SDK puts https:// in front of it: give '
+                        'a host name with an optional port (modelscope.example.internal:8443), no scheme or path'
+                        % modelscope_domain)
+    return problems
+
+
 def hub_download(source, repo, path, revision='', offline=False, cli='', endpoint='', token_set=False, token_file=''):
     """The hub CLI's download: ``{argv, env}`` for ``huggingface`` (``hf download``) or ``modelscope``
-    (``modelscope download``). ``endpoint`` is HF_ENDPOINT or MODELSCOPE_DOMAIN; offline uses the
-    CLI's cache only. The token is never in either: with ``token_set`` a shell reads it from
+    (``modelscope download``). ``endpoint`` is HF_ENDPOINT or MODELSCOPE_DOMAIN; offline
+    (HF_HUB_OFFLINE) uses the Hugging Face CLI's cache only. The token is never in either: with ``token_set`` a shell reads it from
     ``token_file`` (0600) into HF_TOKEN / MODELSCOPE_API_TOKEN and runs the CLI, because a value
     given as a task's environment is part of the command line the connection runs (-vvv prints it).
     """
@@ -820,8 +841,9 @@ def hub_download(source, repo, path, revision='', offline=False, cli='', endpoin
     env = {}
     if endpoint:
         env['HF_ENDPOINT' if hf else 'MODELSCOPE_DOMAIN'] = endpoint
-    if offline:
-        env.update({'HF_HUB_OFFLINE': '1'} if hf else {'MODELSCOPE_OFFLINE': '1', 'HF_HUB_OFFLINE': '1'})
+    # hub_problems refuses offline for ModelScope, whose SDK has no such mode.
+    if offline and hf:
+        env['HF_HUB_OFFLINE'] = '1'
     if token_set:
         if not token_file:
             raise ServiceError('a token is set but no file to read it from was given')

@@ -10,11 +10,14 @@ Both fetch from a static mirror tree, which any HTTP server can serve:
     <endpoint>/api/models/<repo>/revision/<rev>     JSON {"siblings": [{"rfilename": NAME}, ...]}
     <endpoint>/<repo>/resolve/<rev>/<NAME>          the files
 
-The endpoint is HF_ENDPOINT for hf, MODELSCOPE_DOMAIN for modelscope (a bare host gets
-https://, as the real CLI does). Downloads go through a cache (HF_HOME or MODELSCOPE_CACHE,
-default ~/.cache/hub-standin/<cli>/<repo>/<rev>) and are copied into DIR. With HF_HUB_OFFLINE=1
-(or MODELSCOPE_OFFLINE=1 for modelscope) nothing is fetched: the cache must hold the revision,
-otherwise the CLI fails like the real one. Every call appends one JSON line (argv, the endpoint,
+The endpoint is HF_ENDPOINT for hf (huggingface_hub constants.py); for modelscope it is
+'https://' + MODELSCOPE_DOMAIN, as the ModelScope SDK builds it (modelscope/hub/utils/utils.py,
+MODELSCOPE_URL_SCHEME) - a domain with a scheme gives the same broken address. Downloads go
+through a cache (HF_HOME or MODELSCOPE_CACHE, default ~/.cache/hub-standin/<cli>/<repo>/<rev>)
+and are copied into DIR. With HF_HUB_OFFLINE=1 hf fetches nothing: the cache must hold the
+revision, otherwise it fails like the real one; modelscope has no offline mode (the SDK reads no
+offline variable). The mirror layout is Hugging Face's for both: ModelScope's own API is not
+modelled (assumed). Every call appends one JSON line (argv, the endpoint,
 token and offline variables - the token only as set/unset) to HUB_STANDIN_LOG when set.
 Standard library only.
 """
@@ -31,15 +34,12 @@ def _endpoint(cli, env):
     if cli == 'hf':
         value = env.get('HF_ENDPOINT') or 'https://huggingface.co'
     else:
-        value = env.get('MODELSCOPE_DOMAIN') or 'www.modelscope.cn'
-    if '://' not in value:
-        value = 'https://' + value
+        value = 'https://' + (env.get('MODELSCOPE_DOMAIN') or 'www.modelscope.cn')
     return value.rstrip('/')
 
 
 def _offline(cli, env):
-    names = ['HF_HUB_OFFLINE'] + (['MODELSCOPE_OFFLINE'] if cli == 'modelscope' else [])
-    return any(env.get(name, '').lower() in ('1', 'true', 'yes', 'on') for name in names)
+    return cli == 'hf' and env.get('HF_HUB_OFFLINE', '').lower() in ('1', 'true', 'yes', 'on')
 
 
 def _cache(cli, env, repo, revision):

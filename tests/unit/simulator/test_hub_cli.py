@@ -73,13 +73,25 @@ def test_offline_without_cache_fails_like_the_real_cli(tmp_path, capsys):
     assert 'Cannot find the requested files in the local cache' in capsys.readouterr().err
 
 
-def test_modelscope_arguments_and_domain(mirror, tmp_path):
-    env = {'MODELSCOPE_DOMAIN': mirror, 'MODELSCOPE_CACHE': str(tmp_path / 'c')}
-    out = tmp_path / 'ms'
-    assert hub_cli.main(['download', '--model', REPO, '--local_dir', str(out), '--revision', 'main'], env,
-                        'modelscope') == 0
-    assert (out / 'config.json').exists()
+def test_modelscope_domain_as_the_sdk_builds_it():
     assert hub_cli._endpoint('modelscope', {'MODELSCOPE_DOMAIN': 'mirror.example:8443'}) == 'https://mirror.example:8443'
+    assert hub_cli._endpoint('modelscope', {}) == 'https://www.modelscope.cn'
+    # The SDK does not look for a scheme: one given gives a broken address (the role refuses it).
+    assert hub_cli._endpoint('modelscope', {'MODELSCOPE_DOMAIN': 'http://m'}) == 'https://http://m'
+
+
+def test_modelscope_has_no_offline_mode():
+    assert not hub_cli._offline('modelscope', {'HF_HUB_OFFLINE': '1', 'MODELSCOPE_OFFLINE': '1'})
+    assert hub_cli._offline('hf', {'HF_HUB_OFFLINE': '1'})
+
+
+def test_modelscope_arguments(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(hub_cli, 'download', lambda cli, args, env: calls.append((cli, args.repo, args.local_dir,
+                                                                                  args.revision)) or args.local_dir)
+    assert hub_cli.main(['download', '--model', REPO, '--local_dir', str(tmp_path), '--revision', 'v1'], {},
+                        'modelscope') == 0
+    assert calls == [('modelscope', REPO, str(tmp_path), 'v1')]
 
 
 def test_unreachable_endpoint_is_an_error(tmp_path, capsys):

@@ -116,11 +116,25 @@ def test_hub_download_keeps_the_token_out_of_argv_and_environment():
                           'hf', 'download', 'org/m', '--local-dir', '/models/m', '--revision', 'main']
     assert hf['env'] == {'HF_ENDPOINT': 'http://mirror'}
     ms = vs.hub_download('modelscope', 'org/m', '/models/m', '', True, 'modelscope', '', False)
-    assert ms == {'argv': ['modelscope', 'download', '--model', 'org/m', '--local_dir', '/models/m'],
-                  'env': {'MODELSCOPE_OFFLINE': '1', 'HF_HUB_OFFLINE': '1'}}
+    assert ms == {'argv': ['modelscope', 'download', '--model', 'org/m', '--local_dir', '/models/m'], 'env': {}}
+    assert vs.hub_download('huggingface', 'o/m', '/m', '', True, 'hf')['env'] == {'HF_HUB_OFFLINE': '1'}
     assert 'MODELSCOPE_API_TOKEN="$(cat "$0")"' in vs.hub_download('modelscope', 'o/m', '/m', '', False, 'ms', '', True,
                                                                    '/t')['argv'][2]
     with pytest.raises(vs.ServiceError, match='no file to read it from'):
         vs.hub_download('huggingface', 'o/m', '/m', token_set=True)
     with pytest.raises(vs.ServiceError, match='is not a hub'):
         vs.hub_download('s3', 'o/m', '/m')
+
+
+@pytest.mark.parametrize('source, offline, domain, expected', [
+    ('huggingface', True, 'http://anything', []),
+    ('modelscope', False, '', []),
+    ('modelscope', False, 'modelscope.example.internal:8443', []),
+    ('modelscope', False, 'www.modelscope.cn', []),
+    ('modelscope', False, 'http://127.0.0.1:18080/hub', ['vllm_service_modelscope_domain is http://127.0.0.1:18080/hub']),
+    ('modelscope', False, 'mirror.example/hub', ['vllm_service_modelscope_domain is mirror.example/hub']),
+    ('modelscope', True, '', ['vllm_service_model_offline is true, but modelscope download has no offline mode']),
+])
+def test_hub_problems(source, offline, domain, expected):
+    problems = vs.hub_problems(source, offline, domain)
+    assert [p[:len(e)] for p, e in zip(problems, expected)] == expected and len(problems) == len(expected)
