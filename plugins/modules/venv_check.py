@@ -30,7 +30,8 @@ options:
     required: true
 notes:
   - Supports check mode; the module never changes the host.
-  - Files listed without a hash (RECORD itself, byte code compiled after the install) are not judged.
+  - Files listed without a hash (RECORD itself, byte code compiled after the install) and byte code (C(.pyc), which
+    the interpreter rewrites when its source is newer, even when a wheel ships it with a hash) are not judged.
 seealso:
   - module: ascend.vllm.vllm_health
 '''

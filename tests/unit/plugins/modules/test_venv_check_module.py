@@ -70,3 +70,20 @@ def test_parse_record_skips_rows_without_a_hash():
 def test_describe_shortens_long_lists():
     entry = {'name': 'torch', 'version': '2.10.0', 'missing': ['a', 'b', 'c', 'd'], 'changed': []}
     assert vr.describe(entry, '/v') == 'torch 2.10.0 in /v: 4 file(s) missing (a, b, c, ...) since it was installed'
+
+
+def test_byte_code_a_wheel_ships_is_not_judged(tmp_path):
+    """numpy 1.26.4's wheel lists numpy/distutils/__pycache__/conv_template.cpython-311.pyc with a
+    hash; Python rewrites it when the source is newer, which is no damage."""
+    site = tmp_path / 'site'
+    info = site / 'pkg-1.0.dist-info'
+    info.mkdir(parents=True)
+    (site / 'pkg' / '__pycache__').mkdir(parents=True)
+    (site / 'pkg' / 'm.py').write_bytes(b'x = 1\n')
+    (site / 'pkg' / '__pycache__' / 'm.cpython-311.pyc').write_bytes(b'rewritten by the interpreter')
+    digest = vr.file_digest(str(site / 'pkg' / 'm.py'), 'sha256')
+    (info / 'RECORD').write_text('pkg/m.py,sha256=%s,6\npkg/__pycache__/m.cpython-311.pyc,sha256=AAAA,10\n'
+                                 'pkg/__pycache__/gone.cpython-311.pyc,sha256=BBBB,10\n' % digest)
+    assert vr.check_distribution(str(site), str(info)) == {'missing': [], 'changed': [], 'files': 3}
+    (site / 'pkg' / 'm.py').write_bytes(b'x = 2\n')
+    assert vr.check_distribution(str(site), str(info))['changed'] == ['pkg/m.py']
