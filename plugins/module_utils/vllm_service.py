@@ -13,6 +13,8 @@ __metaclass__ = type
 import json
 import re
 
+from ansible_collections.ascend.vllm.plugins.module_utils.venv_record import normalize
+
 
 class ServiceError(Exception):
     """Input the role cannot turn into a service definition."""
@@ -585,18 +587,14 @@ def requirement_names(requirements):
     return names
 
 
-def _pip_name(name):
-    return re.sub(r'[-_.]+', '-', str(name)).lower()
-
-
 def package_problems(installed, wanted, venv):
     """The stack's packages (``wanted``: name -> version) that ``pip list`` (``installed``: name ->
     version, any spelling) does not have at that release: sentences. A local label (+cpu, +git...)
     on one side only is the same release."""
-    have = dict((_pip_name(name), str(version)) for name, version in (installed or {}).items())
+    have = dict((normalize(name), str(version)) for name, version in (installed or {}).items())
     problems = []
     for name, version in (wanted or {}).items():
-        found = have.get(_pip_name(name), '')
+        found = have.get(normalize(name), '')
         if found.partition('+')[0] != str(version).partition('+')[0]:
             problems.append('%s %s in %s, wanted %s' % (name, found or 'not installed', venv, version))
     return problems
