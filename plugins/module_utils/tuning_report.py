@@ -32,7 +32,8 @@ def _row(setting, wanted, actual, ok):
 
 
 def _skipped(setting, wanted):
-    return _row(setting, wanted, 'skipped', True)
+    # Marked, so the verify role's JUnit shows it as skipped rather than passed.
+    return dict(_row(setting, wanted, 'skipped', True), skipped=True)
 
 
 def _pool_label(pool):
@@ -63,7 +64,7 @@ def report_rows(wanted, state, skip=(), hugepage_results=()):
     (empty: not managed), ``irqbalance`` (bool), ``memlock_user`` (empty: not managed),
     ``memlock_limit``, ``hugepages`` (pools ``{size, count, node}``). ``state``: tasks/read.yml's
     ``__kernel_tuning_state``. ``skip``: kernel_tuning_skip (a skipped setting shows as ``skipped``,
-    ok). ``hugepage_results``: the hugepages module's loop results (``item``, ``reboot_required``):
+    is ok and carries ``skipped: true``). ``hugepage_results``: the hugepages module's loop results (``item``, ``reboot_required``):
     a pool waiting for the next boot is ok, with the rest shown as pending.
     """
     skip = set(skip or ())

@@ -21,6 +21,10 @@ def row(setting, wanted, actual, ok):
     return {'setting': setting, 'wanted': wanted, 'actual': actual, 'ok': ok}
 
 
+def skipped(setting, wanted):
+    return dict(row(setting, wanted, 'skipped', True), skipped=True)
+
+
 @pytest.mark.parametrize('sysctl, rows', [
     ({'vm.swappiness': 10}, [row('vm.swappiness', '10', '10', True)]),
     ({'kernel.numa_balancing': 0}, [row('kernel.numa_balancing', '0', '1', False)]),
@@ -39,9 +43,9 @@ def test_skipped_settings_show_as_skipped_and_pass():
               'memlock_user': 'vllm', 'memlock_limit': 'unlimited', 'hugepages': [{'size': '2M', 'count': 9}]}
     skip = ['vm.swappiness', 'cpu_governor', 'thp', 'irqbalance', 'memlock', 'hugepages']
     assert report_rows(wanted, STATE, skip) == [
-        row('vm.swappiness', '60', 'skipped', True), row('cpu_governor', 'powersave', 'skipped', True),
-        row('thp', 'always', 'skipped', True), row('irqbalance', 'stopped, disabled', 'skipped', True),
-        row('memlock vllm', 'unlimited', 'skipped', True), row('hugepages 2M host-wide', '9', 'skipped', True)]
+        skipped('vm.swappiness', '60'), skipped('cpu_governor', 'powersave'),
+        skipped('thp', 'always'), skipped('irqbalance', 'stopped, disabled'),
+        skipped('memlock vllm', 'unlimited'), skipped('hugepages 2M host-wide', '9')]
 
 
 @pytest.mark.parametrize('state, expected', [
