@@ -36,6 +36,14 @@ def benchmark_load_problem(num_prompts, max_prompts, timeout, poll_interval, mod
     return _call(bm.load_problem, num_prompts, max_prompts, timeout, poll_interval, model)
 
 
+def benchmark_labels(unit_text, stack=None, served_model=''):
+    return _call(bm.unit_labels, unit_text, stack, served_model)
+
+
+def benchmark_labels_line(labels):
+    return _call(bm.labels_line, labels)
+
+
 def benchmark_run_error(job, tool_name, timeout):
     return _call(bm.run_error, job, tool_name, timeout)
 
@@ -52,5 +60,7 @@ class FilterModule(object):
             'benchmark_table': benchmark_table,
             'benchmark_load_problem': benchmark_load_problem,
             'benchmark_run_error': benchmark_run_error,
+            'benchmark_labels': benchmark_labels,
+            'benchmark_labels_line': benchmark_labels_line,
             'benchmark_verdict_line': benchmark_verdict_line,
         }

@@ -26,6 +26,7 @@ __metaclass__ = type
 import math
 
 from ansible_collections.ascend.vllm.plugins.module_utils.numbers import as_int
+from ansible_collections.ascend.vllm.plugins.module_utils.vllm_service import systemd_exec_argv
 
 TOOLS = ('vllm_bench', 'guidellm')
 
@@ -357,6 +358,79 @@ def verdict_line(result):
     return line
 
 
+# ------------------------------------------------------------------------------------------ labels
+# Parallelism options of `vllm serve` and their short forms (vllm/engine/arg_utils.py, EngineArgs.add_cli_args).
+PARALLEL = (('tp', ('--tensor-parallel-size', '-tp')), ('dp', ('--data-parallel-size', '-dp')),
+            ('pp', ('--pipeline-parallel-size', '-pp')))
+
+
+def _option_values(argv):
+    """``--name value`` and ``--name=value`` pairs of a command line, names with ``_`` read as ``-``
+    (vLLM accepts both); a later one wins, as argparse does."""
+    values = {}
+    for index, word in enumerate(argv):
+        if not word.startswith('-'):
+            continue
+        name, sep, value = word.partition('=')
+        if not sep:
+            value = argv[index + 1] if index + 1 < len(argv) and not argv[index + 1].startswith('-') else ''
+        values['--' + name[2:].replace('_', '-') if name.startswith('--') else name] = value
+    return values
+
+
+def unit_argv(unit_text):
+    """The command line of a systemd unit's (first) ExecStart= line, as the vllm_service role
+    writes it (vllm_service.systemd_exec); [] when the text has none."""
+    for line in str(unit_text or '').splitlines():
+        if line.startswith('ExecStart='):
+            # Prefixes systemd allows before the path (ignore failure, full privileges, ...).
+            return systemd_exec_argv(line[len('ExecStart='):].lstrip('@-:+!'))
+    return []
+
+
+def serving_labels(argv, stack=None, served_model=''):
+    """What a benchmark measured, so reports of two runs (before and after an upgrade) can be
+    compared: the served model and its path, the stack release and versions, TP/DP/PP.
+
+    ``argv``: the service's command line (the unit's ExecStart words; empty when the node has no
+    unit of this collection: the sizes are then unknown, not 1). ``stack``: ``ascend_stack``.
+    ``served_model``: the name the benchmark sends (wins over the command line's).
+    """
+    argv = [str(word) for word in argv or []]
+    stack = stack or {}
+    labels = {'model': served_model or '', 'model_path': '', 'release': stack.get('release') or '',
+              'vllm': stack.get('vllm') or '', 'vllm_ascend': stack.get('vllm_ascend') or '',
+              'cann': stack.get('cann') or '', 'tp': None, 'dp': None, 'pp': None}
+    if 'serve' not in argv:
+        return labels
+    serve = argv[argv.index('serve') + 1:]
+    values = _option_values(serve)
+    for key, names in PARALLEL:
+        text = values.get(names[0], values.get(names[1], '1'))
+        if not text.isdigit():
+            raise BenchmarkError('the service command line gives %s %r, not a whole number' % (names[0], text))
+        labels[key] = int(text)
+    labels['model_path'] = serve[0] if serve and not serve[0].startswith('-') else values.get('--model', '')
+    if not labels['model']:
+        labels['model'] = values.get('--served-model-name') or labels['model_path']
+    return labels
+
+
+def unit_labels(unit_text, stack=None, served_model=''):
+    """``serving_labels`` of the command line of the service's unit file text."""
+    return serving_labels(unit_argv(unit_text), stack, served_model)
+
+
+def labels_line(labels):
+    """One line naming what was measured (``-`` for what is unknown)."""
+    def size(key):
+        return '-' if labels.get(key) is None else str(labels[key])
+    return '%s (%s) on vLLM %s / vllm-ascend %s (release %s, CANN %s), TP %s x DP %s x PP %s' % (
+        labels.get('model') or '-', labels.get('model_path') or '-', labels.get('vllm') or '-',
+        labels.get('vllm_ascend') or '-', labels.get('release') or '-', labels.get('cann') or '-',
+        size('tp'), size('dp'), size('pp'))
+
+
 # ------------------------------------------------------------------------------------------ report
 TABLE_HEADER = ('Host', 'Completed', 'Request/s', 'Output tok/s', 'TTFT p50 (ms)', 'TTFT p99 (ms)',
                 'TPOT p99 (ms)', 'Verdict')
@@ -366,9 +440,25 @@ def _cell(text):
     return str(text).replace('|', '\\|').replace('\n', ' ')
 
 
+LABELS_HEADER = ('Host', 'Model', 'Model path', 'Release', 'vLLM', 'vllm-ascend', 'CANN', 'TP', 'DP', 'PP')
+
+
+def _labels_table(rows):
+    """What each host served: the second table, so two reports can be compared line by line."""
+    lines = ['', '| ' + ' | '.join(LABELS_HEADER) + ' |', '|' + '|'.join(['---'] * 7 + ['---:'] * 3) + '|']
+    for row in rows:
+        labels = row.get('labels') or {}
+        cells = [row['host']] + [labels.get(key) or '-' for key in ('model', 'model_path', 'release', 'vllm',
+                                                                    'vllm_ascend', 'cann')]
+        cells += ['-' if labels.get(key) is None else labels[key] for key in ('tp', 'dp', 'pp')]
+        lines.append('| ' + ' | '.join(_cell(c) for c in cells) + ' |')
+    return lines
+
+
 def table(rows):
     """Markdown table, one line per ``{host, summary}`` (summary null: the host has no result, with
-    ``error`` saying why)."""
+    ``error`` saying why); then, when rows carry ``labels`` (``serving_labels``), a table of what each
+    host served."""
     lines = ['| ' + ' | '.join(TABLE_HEADER) + ' |',
              '|' + '|'.join(['---'] + ['---:'] * 6 + ['---']) + '|']
     for row in rows:
@@ -386,4 +476,6 @@ def table(rows):
                      _fmt(summary['output_throughput']), _fmt(summary['ttft_p50_ms']),
                      _fmt(summary['ttft_p99_ms']), _fmt(summary['tpot_p99_ms']), verdict]
         lines.append('| ' + ' | '.join(_cell(c) for c in cells) + ' |')
+    if any(row.get('labels') for row in rows):
+        lines.extend(_labels_table(rows))
     return '\n'.join(lines) + '\n'

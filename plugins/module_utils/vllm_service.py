@@ -12,6 +12,7 @@ __metaclass__ = type
 
 import json
 import re
+import shlex
 
 from ansible_collections.ascend.vllm.plugins.module_utils.venv_record import normalize
 
@@ -195,6 +196,13 @@ def systemd_exec(argv):
         text = text.replace('\\', '\\\\').replace('"', '\\"').replace('$', '$$').replace('%', '%%')
         words.append('"%s"' % text if re.search(r'[^A-Za-z0-9_@%+=:,./-]', text) or not text else text)
     return ' '.join(words)
+
+
+def systemd_exec_argv(value):
+    """A systemd ExecStart= value written by ``systemd_exec`` -> its argv (the inverse): double
+    quotes with backslash escapes, ``$$`` and ``%%`` back to one character."""
+    words = shlex.split(str(value), posix=True)
+    return [word.replace('$$', '$').replace('%%', '%') for word in words]
 
 
 def _cpulist(cpus):

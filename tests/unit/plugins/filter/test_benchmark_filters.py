@@ -12,8 +12,8 @@ RESULT = {'num_prompts': 4, 'completed': 4, 'failed': 0, 'duration': 1.0, 'reque
 
 
 def test_filters_are_registered():
-    assert sorted(FILTERS) == ['benchmark_argv', 'benchmark_load_problem', 'benchmark_run_error', 'benchmark_summary',
-                               'benchmark_table', 'benchmark_verdict_line']
+    assert sorted(FILTERS) == ['benchmark_argv', 'benchmark_labels', 'benchmark_labels_line', 'benchmark_load_problem',
+                               'benchmark_run_error', 'benchmark_summary', 'benchmark_table', 'benchmark_verdict_line']
 
 
 def test_summary_then_table():

@@ -253,3 +253,65 @@ def test_verdict_line():
                                        'TPOT p99 12.00 ms; missed: 7 of 8 requests completed (1 failed)')
     assert bm.verdict_line({'error': 'the tool wrote no result to /r/n1.json'}) == \
         'no result - the tool wrote no result to /r/n1.json'
+
+
+# ------------------------------------------------------------------------------------------ labels
+STACK = {'release': '0.23.0', 'vllm': '0.23.0', 'vllm_ascend': '0.23.0', 'cann': '8.5.0', 'torch': '2.10.0'}
+
+
+def unit_text(argv):
+    from ansible_collections.ascend.vllm.plugins.module_utils.vllm_service import systemd_exec
+    return '[Unit]\nDescription=vLLM\n\n[Service]\nUser=vllm\nExecStart=%s\nRestart=on-failure\n' % systemd_exec(argv)
+
+
+SERVE = ['/usr/bin/numactl', '--cpunodebind=0', '--membind=0', '/opt/ascend-vllm/venv/bin/vllm', 'serve',
+         '/data/models/DeepSeek-R1-W8A8', '--served-model-name', 'deepseek-r1', '--tensor-parallel-size', '4',
+         '--data-parallel-size', '4', '--data-parallel-size-local', '2', '--additional-config',
+         '{"ascend_scheduler_config":{"enabled":true}}', '--port', '8000']
+
+
+def test_labels_come_from_the_units_command_line_and_the_stack():
+    labels = bm.unit_labels(unit_text(SERVE), STACK)
+    assert labels == {'model': 'deepseek-r1', 'model_path': '/data/models/DeepSeek-R1-W8A8', 'release': '0.23.0',
+                      'vllm': '0.23.0', 'vllm_ascend': '0.23.0', 'cann': '8.5.0', 'tp': 4, 'dp': 4, 'pp': 1}
+
+
+def test_the_unit_reads_back_what_systemd_exec_wrote():
+    # Quotes, $ and % are escaped by the writer; the reader undoes it.
+    argv = ['/bin/vllm', 'serve', '/m/a b', '--chat-template', '{{ "$x" }} 100%', '--served-model-name', 'n"1']
+    assert bm.unit_argv(unit_text(argv)) == argv
+
+
+@pytest.mark.parametrize('options, sizes', [
+    (['-tp', '2', '-dp', '3', '-pp', '2'], (2, 3, 2)),
+    (['--tensor_parallel_size', '8'], (8, 1, 1)),
+    (['--tensor-parallel-size=2', '--data-parallel-size=2'], (2, 2, 1)),
+    ([], (1, 1, 1)),
+])
+def test_parallel_sizes_in_every_spelling_vllm_accepts(options, sizes):
+    labels = bm.serving_labels(['vllm', 'serve', '/m'] + options, STACK, 'served')
+    assert (labels['tp'], labels['dp'], labels['pp']) == sizes
+    assert labels['model'] == 'served' and labels['model_path'] == '/m'
+
+
+def test_without_a_unit_the_sizes_are_unknown_not_one():
+    labels = bm.unit_labels('', STACK, 'deepseek-r1')
+    assert (labels['tp'], labels['dp'], labels['pp'], labels['model']) == (None, None, None, 'deepseek-r1')
+    assert bm.labels_line(labels) == ('deepseek-r1 (-) on vLLM 0.23.0 / vllm-ascend 0.23.0 (release 0.23.0, '
+                                      'CANN 8.5.0), TP - x DP - x PP -')
+
+
+def test_a_size_that_is_no_number_is_named():
+    with pytest.raises(bm.BenchmarkError, match="--tensor-parallel-size 'auto', not a whole number"):
+        bm.serving_labels(['vllm', 'serve', '/m', '-tp', 'auto'])
+
+
+def test_the_report_has_a_table_of_what_each_host_served():
+    passed = bm.summarize(VLLM_RESULT, 'vllm_bench', 100)
+    text = bm.table([{'host': 'node1', 'summary': passed, 'labels': bm.unit_labels(unit_text(SERVE), STACK)},
+                     {'host': 'node2', 'summary': None, 'error': 'refused', 'labels': None}])
+    lines = text.splitlines()
+    assert lines[5] == '| Host | Model | Model path | Release | vLLM | vllm-ascend | CANN | TP | DP | PP |'
+    assert lines[6] == '|---|---|---|---|---|---|---|---:|---:|---:|'
+    assert lines[7] == '| node1 | deepseek-r1 | /data/models/DeepSeek-R1-W8A8 | 0.23.0 | 0.23.0 | 0.23.0 | 8.5.0 | 4 | 4 | 1 |'
+    assert lines[8] == '| node2 | - | - | - | - | - | - | - | - | - |'
