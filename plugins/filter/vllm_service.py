@@ -157,6 +157,10 @@ def vllm_hub_download(source, repo, path, revision='', offline=False, cli='', en
                  token_file or '')
 
 
+def vllm_download_problems(parallel, timeout, poll):
+    return _call(vs.download_problems, parallel, timeout, poll)
+
+
 def vllm_hub_problems(source, offline=False, modelscope_domain=''):
     return _call(vs.hub_problems, source, bool(offline), modelscope_domain or '')
 
@@ -168,6 +172,7 @@ class FilterModule(object):
             'vllm_file_drift': vllm_file_drift,
             'vllm_hub_download': vllm_hub_download,
             'vllm_hub_problems': vllm_hub_problems,
+            'vllm_download_problems': vllm_download_problems,
             'vllm_container_argv': vllm_container_argv,
             'vllm_package_problems': vllm_package_problems,
             'vllm_unit_state_problems': vllm_unit_state_problems,

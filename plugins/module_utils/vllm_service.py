@@ -828,6 +828,17 @@ def hub_problems(source, offline=False, modelscope_domain=''):
     return problems
 
 
+def download_problems(parallel, timeout, poll):
+    """Sentences for download settings the role cannot use: files at once, the time a download
+    may take and the seconds between two polls must be whole numbers of at least 1."""
+    problems = []
+    for name, value in (('vllm_service_download_parallel', parallel), ('vllm_service_download_timeout', timeout),
+                        ('vllm_service_download_poll', poll)):
+        if isinstance(value, bool) or not str(value).strip().isdigit() or int(str(value).strip()) < 1:
+            problems.append('%s is %s; it must be a whole number of at least 1' % (name, value))
+    return problems
+
+
 def hub_download(source, repo, path, revision='', offline=False, cli='', endpoint='', token_set=False, token_file=''):
     """The hub CLI's download: ``{argv, env}`` for ``huggingface`` (``hf download``) or ``modelscope``
     (``modelscope download``). ``endpoint`` is HF_ENDPOINT or MODELSCOPE_DOMAIN; offline

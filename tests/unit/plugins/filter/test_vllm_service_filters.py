@@ -9,7 +9,7 @@ FILTERS = vllm_service.FilterModule().filters()
 
 def test_filters_are_registered():
     assert sorted(FILTERS) == ['vllm_api_key_problems', 'vllm_binding_layer', 'vllm_chip_fit_problem',
-                               'vllm_chips_needed', 'vllm_container_argv', 'vllm_container_plan', 'vllm_env_digests',
+                               'vllm_chips_needed', 'vllm_container_argv', 'vllm_container_plan', 'vllm_download_problems', 'vllm_env_digests',
                                'vllm_env_file', 'vllm_env_lines', 'vllm_env_problems', 'vllm_file_drift',
                                'vllm_hccl_expansion', 'vllm_hub_download', 'vllm_hub_problems', 'vllm_merge_args',
                                'vllm_multinode_args', 'vllm_name_problems', 'vllm_npu_problem', 'vllm_numa_binding',

@@ -138,3 +138,15 @@ def test_hub_download_keeps_the_token_out_of_argv_and_environment():
 def test_hub_problems(source, offline, domain, expected):
     problems = vs.hub_problems(source, offline, domain)
     assert [p[:len(e)] for p, e in zip(problems, expected)] == expected and len(problems) == len(expected)
+
+
+@pytest.mark.parametrize('parallel, timeout, poll, expected', [
+    (4, 86400, 15, []),
+    ('2', '60', '1', []),
+    (0, 86400, 15, ['vllm_service_download_parallel is 0; it must be a whole number of at least 1']),
+    (4, -1, 'soon', ['vllm_service_download_timeout is -1; it must be a whole number of at least 1',
+                     'vllm_service_download_poll is soon; it must be a whole number of at least 1']),
+    (True, 60, 15, ['vllm_service_download_parallel is True; it must be a whole number of at least 1']),
+])
+def test_download_problems(parallel, timeout, poll, expected):
+    assert vs.download_problems(parallel, timeout, poll) == expected
