@@ -22,7 +22,7 @@ SKIPPABLE = (
     ('kernel_tuning', ('kernel_tuning',)),
     ('vllm_service', ('vllm_service',)),
 )
-SKIP_NAMES = tuple(name for name, _ in SKIPPABLE)
+SKIP_NAMES = tuple(pair[0] for pair in SKIPPABLE)
 
 
 class VerifyReportError(ValueError):

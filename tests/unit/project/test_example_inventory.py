@@ -1,0 +1,64 @@
+"""The example inventory is what an air-gapped site copies: secrets from Ansible Vault, every
+source a mirror of the site. Its variables are read as Ansible reads them (ansible's debug action
+runs on the controller and contacts no host)."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+HOSTS = ('npu-a2-01.dc1.example.com', 'npu-a2-02.dc1.example.com', 'npu-a3-01.dc1.example.com')
+PASSWORD_CLIENT = 'example@inventories/vault-password.sh'
+
+
+def host_vars(host, names, password='example-only-change-me'):
+    # Ad-hoc output: 'host | SUCCESS => {json}' (the minimal callback; ansible.cfg's callbacks are
+    # for playbooks).
+    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / 'ansible.cfg'), ANSIBLE_NOCOLOR='1',
+               ANSIBLE_CALLBACK_RESULT_FORMAT='json')
+    env.pop('ASCEND_VAULT_PASSWORD', None)
+    if password is not None:
+        env['ASCEND_VAULT_PASSWORD'] = password
+    ansible = str(Path(sys.executable).parent / 'ansible')
+    result = subprocess.run([ansible, host, '-i', 'inventories/example', '--vault-id', PASSWORD_CLIENT,
+                             '-m', 'ansible.builtin.debug', '-a', 'var=[%s]' % ','.join(names)],
+                            cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=False)
+    return result
+
+
+def values(result, host):
+    head, body = result.stdout.split(' => ', 1)
+    assert head.strip() == '%s | SUCCESS' % host, result.stdout
+    return next(value for key, value in json.loads(body).items() if key.startswith('['))
+
+
+@pytest.mark.parametrize('host', HOSTS)
+def test_the_api_key_comes_from_the_vault(host):
+    result = host_vars(host, ['vllm_service_api_key'])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert values(result, host) == ['example-key-3f6a1c9e']
+
+
+def test_without_the_vault_password_the_run_stops_and_says_why():
+    result = host_vars(HOSTS[0], ['vllm_service_api_key'], password=None)
+    assert result.returncode != 0
+    assert 'ASCEND_VAULT_PASSWORD is not set (the password of vault id example)' in result.stderr
+
+
+@pytest.mark.parametrize('host, model', [(HOSTS[0], 'DeepSeek-R1-W8A8'), (HOSTS[1], 'DeepSeek-R1-W8A8'),
+                                         (HOSTS[2], 'DeepSeek-R1-Distill-Qwen-7B')])
+def test_every_source_is_the_sites_mirror(host, model):
+    names = ['vllm_service_model_source', 'vllm_service_model_url', 'vllm_service_pip_index_url', 'ascend_artifacts_url']
+    result = host_vars(host, names)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert values(result, host) == ['http', 'https://mirror.dc1.example.com/models/%s/' % model,
+                                    'https://mirror.dc1.example.com/pypi/simple/', 'https://mirror.dc1.example.com/ascend/']
+
+
+def test_the_vault_file_holds_no_clear_text_secret():
+    text = (REPO / 'inventories/example/group_vars/ascend_nodes/vault.yml').read_text()
+    assert 'vault_vllm_service_api_key: !vault |' in text and '$ANSIBLE_VAULT;1.2;AES256;example' in text
+    assert 'example-key-3f6a1c9e' not in text
