@@ -20,6 +20,7 @@ SKIPPABLE = (
     ('driver', ('driver_installed', 'driver_running')),
     ('cann', ('cann',)),
     ('kernel_tuning', ('kernel_tuning',)),
+    ('hccn', ('hccn',)),
     ('vllm_service', ('vllm_service',)),
 )
 SKIP_NAMES = tuple(pair[0] for pair in SKIPPABLE)
