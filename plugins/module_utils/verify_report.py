@@ -21,6 +21,7 @@ SKIPPABLE = (
     ('cann', ('cann',)),
     ('kernel_tuning', ('kernel_tuning',)),
     ('hccn', ('hccn',)),
+    ('ray_cluster', ('ray_cluster',)),
     ('vllm_service', ('vllm_service',)),
 )
 SKIP_NAMES = tuple(pair[0] for pair in SKIPPABLE)
