@@ -364,9 +364,14 @@ PARALLEL = (('tp', ('--tensor-parallel-size', '-tp')), ('dp', ('--data-parallel-
             ('pp', ('--pipeline-parallel-size', '-pp')))
 
 
+# Short forms -> the long option they stand for.
+_ALIASES = dict((short, names[0]) for _, names in PARALLEL for short in names[1:])
+
+
 def _option_values(argv):
     """``--name value`` and ``--name=value`` pairs of a command line, names with ``_`` read as ``-``
-    (vLLM accepts both); a later one wins, as argparse does."""
+    (vLLM accepts both) and short forms as their long option; a later one wins, as argparse does.
+    (Abbreviated long options, which argparse also takes, are not read: the role never writes them.)"""
     values = {}
     for index, word in enumerate(argv):
         if not word.startswith('-'):
@@ -374,7 +379,8 @@ def _option_values(argv):
         name, sep, value = word.partition('=')
         if not sep:
             value = argv[index + 1] if index + 1 < len(argv) and not argv[index + 1].startswith('-') else ''
-        values['--' + name[2:].replace('_', '-') if name.startswith('--') else name] = value
+        name = '--' + name[2:].replace('_', '-') if name.startswith('--') else name
+        values[_ALIASES.get(name, name)] = value
     return values
 
 
@@ -406,10 +412,9 @@ def serving_labels(argv, stack=None, served_model=''):
     serve = argv[argv.index('serve') + 1:]
     values = _option_values(serve)
     for key, names in PARALLEL:
-        text = values.get(names[0], values.get(names[1], '1'))
-        if not text.isdigit():
-            raise BenchmarkError('the service command line gives %s %r, not a whole number' % (names[0], text))
-        labels[key] = int(text)
+        text = values.get(names[0], '1')
+        # A label never stops a benchmark: what cannot be read is reported as unknown.
+        labels[key] = int(text) if text.isdigit() else None
     labels['model_path'] = serve[0] if serve and not serve[0].startswith('-') else values.get('--model', '')
     if not labels['model']:
         labels['model'] = values.get('--served-model-name') or labels['model_path']

@@ -301,9 +301,14 @@ def test_without_a_unit_the_sizes_are_unknown_not_one():
                                       'CANN 8.5.0), TP - x DP - x PP -')
 
 
-def test_a_size_that_is_no_number_is_named():
-    with pytest.raises(bm.BenchmarkError, match="--tensor-parallel-size 'auto', not a whole number"):
-        bm.serving_labels(['vllm', 'serve', '/m', '-tp', 'auto'])
+def test_a_size_that_is_no_number_is_unknown_and_the_benchmark_goes_on():
+    labels = bm.serving_labels(['vllm', 'serve', '/m', '-tp', 'auto'])
+    assert (labels['tp'], labels['dp']) == (None, 1)
+
+
+def test_the_last_of_a_long_and_a_short_form_wins_as_in_argparse():
+    assert bm.serving_labels(['vllm', 'serve', '/m', '--tensor-parallel-size', '4', '-tp', '2'])['tp'] == 2
+    assert bm.serving_labels(['vllm', 'serve', '/m', '-dp', '2', '--data_parallel_size=8'])['dp'] == 8
 
 
 def test_the_report_has_a_table_of_what_each_host_served():
