@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Cost of reaching a sandbox node: N command tasks (default 40) on one node through the upstream
+# containers.podman.podman connection and through the sandbox's pipelined one
+# (tests/sandbox/connection_plugins/sandbox_podman.py). The sandbox nodes of inventories/sandbox
+# are created first and removed afterwards unless KEEP=1. Prints a Markdown table of wall and
+# controller CPU seconds, then as its last line:
+#   upstream_s=<s> pipelined_s=<s> upstream_cpu_s=<s> pipelined_cpu_s=<s>
+#   TASKS=40 bash benchmarks/connection.sh
+set -euo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+cd "$REPO_ROOT"
+"$REPO_ROOT/scripts/setup.sh" >/dev/null
+"$REPO_ROOT/scripts/sandbox-host.sh" >/dev/null 2>&1
+. "$REPO_ROOT/scripts/lib.sh"   # picks up the image tag
+sandbox() { ansible-playbook -i inventories/sandbox playbooks/sandbox.yml "$@" >/dev/null; }
+sandbox
+out=$(mktemp -d)
+trap 'rm -rf "$out"; [ "${KEEP:-0}" = 1 ] || sandbox -e sandbox_state=absent' EXIT
+tasks=${TASKS:-40}
+{
+  printf -- '- name: %s command tasks\n  hosts: ascend_nodes\n  gather_facts: false\n  tasks:\n' "$tasks"
+  for i in $(seq "$tasks"); do
+    printf '    - name: Task %s\n      ansible.builtin.command: /bin/true\n      changed_when: false\n' "$i"
+  done
+} >"$out/tasks.yml"
+declare -A wall cpu
+run() {
+  local name=$1 connection=$2
+  /usr/bin/time -f '%e %U %S' -o "$out/$name.time" \
+    ansible-playbook -i inventories/sandbox "$out/tasks.yml" -e "ansible_connection=$connection" >"$out/$name.log" 2>&1 \
+    || { tail -20 "$out/$name.log" >&2; return 1; }
+  read -r wall[$name] user sys <"$out/$name.time"
+  cpu[$name]=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')
+  printf '| %s | %s | %s | %s |\n' "$name" "$connection" "${wall[$name]}" "${cpu[$name]}"
+}
+echo '| run | connection | seconds | controller CPU seconds |'
+echo '|---|---|---|---|'
+run upstream containers.podman.podman
+run pipelined sandbox_podman
+echo "upstream_s=${wall[upstream]} pipelined_s=${wall[pipelined]}" \
+     "upstream_cpu_s=${cpu[upstream]} pipelined_cpu_s=${cpu[pipelined]}"
