@@ -70,7 +70,11 @@ def junit_xml(hosts, results, timestamp):
 
     ``hosts``: the play's hosts in order; ``results``: host -> rows, or None for a host that
     dropped out before verify (one errored testcase ``reachable``). ``timestamp``: when the
-    run wrote the report (ISO 8601, UTC), on every testsuite.
+    run wrote the report (ISO 8601 in UTC, without a zone designator), on every testsuite.
+
+    The attributes are those of the JUnit schema Jenkins' xUnit plugin validates against
+    (jenkinsci/xunit-plugin, .../model/xsd/junit-10.xsd): ``skipped``, ``timestamp`` and
+    ``hostname`` belong to a testsuite; the testsuites root carries only name and totals.
     """
     if not isinstance(results, dict):
         raise VerifyReportError('results must be a dict of host: rows, got %r' % (results,))
@@ -78,7 +82,7 @@ def junit_xml(hosts, results, timestamp):
     totals = {'tests': 0, 'failures': 0, 'errors': 0, 'skipped': 0}
     for host in hosts:
         rows = results.get(host)
-        suite = ET.Element('testsuite', name=str(host))
+        suite = ET.Element('testsuite', name=str(host), hostname=str(host))
         if rows is None:
             counts = {'tests': 1, 'failures': 0, 'errors': 1, 'skipped': 0}
             case = ET.SubElement(suite, 'testcase', classname=str(host), name='reachable')
@@ -97,9 +101,8 @@ def junit_xml(hosts, results, timestamp):
         suite.set('timestamp', str(timestamp))
         suites.append(suite)
     root = ET.Element('testsuites', name='ascend.vllm verify')
-    for key in ('tests', 'failures', 'errors', 'skipped'):
+    for key in ('tests', 'failures', 'errors'):
         root.set(key, str(totals[key]))
-    root.set('timestamp', str(timestamp))
     root.extend(suites)
     ET.indent(root, space='  ')
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding='unicode') + '\n'
