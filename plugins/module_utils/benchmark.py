@@ -365,7 +365,7 @@ PARALLEL = (('tp', ('--tensor-parallel-size', '-tp')), ('dp', ('--data-parallel-
 
 
 # Short forms -> the long option they stand for.
-_ALIASES = dict((short, names[0]) for _, names in PARALLEL for short in names[1:])
+_ALIASES = dict((short, names[0]) for names in dict(PARALLEL).values() for short in names[1:])
 
 
 def _option_values(argv):
