@@ -98,3 +98,33 @@ def test_default_release_matches_the_matrix(release):
     specs = task_result(report, 'Render the survey specs')['ansible_facts']['awx_survey_specs']
     assert [q for q in specs['ascend.vllm site']['spec']
             if q['variable'] == 'ascend_stack_release'][0]['default'] == release
+
+
+def test_templates_that_orchestrate_across_hosts_are_never_sliced():
+    # AWX's job slicing guide: jobs that orchestrate across hosts should not be sliced.
+    marks = {t['name']: t['cross_host'] for t in DATA['awx_job_templates']}
+    assert marks == {'ascend.vllm site': True, 'ascend.vllm verify': True,
+                     'ascend.vllm diagnostics': False, 'ascend.vllm rolling upgrade': True}
+    assert DATA['awx_job_forks'] == 50
+
+
+def test_slicing_a_rolling_upgrade_is_refused_before_awx_is_contacted(tmp_path):
+    templates = [dict(t, job_slice_count=4) if t['name'] == 'ascend.vllm rolling upgrade' else t
+                 for t in DATA['awx_job_templates']]
+    extra = tmp_path / 'sliced.json'
+    extra.write_text(json.dumps({'awx_job_templates': templates, 'awx_controller_password': 'x'}))
+    rc, report = run_validate('-e', '@%s' % extra)
+    assert rc == 2
+    failed = task_result(report, 'Job slicing only where the playbook works host by host')
+    assert failed['msg'] == ('job_slice_count must be 1 for ascend.vllm rolling upgrade: the playbook orchestrates '
+                             'across hosts (cross_host: true) and a slice sees only part of the inventory; raise '
+                             'awx_job_forks instead.')
+
+
+def test_sliced_diagnostics_pass_validation(tmp_path):
+    templates = [dict(t, job_slice_count=4) if t['name'] == 'ascend.vllm diagnostics' else t
+                 for t in DATA['awx_job_templates']]
+    extra = tmp_path / 'sliced.json'
+    extra.write_text(json.dumps({'awx_job_templates': templates, 'awx_controller_password': 'x'}))
+    rc, report = run_validate('-e', '@%s' % extra)
+    assert rc == 0, report
