@@ -1,5 +1,5 @@
-# Copyright: ascend.vllm contributors
-# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
 """The sandbox's connection: containers.podman.podman with pipelining.
 
 A module normally costs three podman calls (mount, mkdir of a temporary directory, exec);
