@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Cost of reaching a sandbox node: N command tasks (default 40) on one node through the upstream
-# containers.podman.podman connection and through the sandbox's pipelined one
-# (tests/sandbox/connection_plugins/sandbox_podman.py). The sandbox nodes of inventories/sandbox
+# containers.podman.podman connection, through the sandbox's pipelined one
+# (tests/sandbox/connection_plugins/sandbox_podman.py) and through Mitogen's podman connection
+# with its linear strategy (mitogen from requirements-dev.txt; not used by the suite). The sandbox nodes of inventories/sandbox
 # are created first and removed afterwards unless KEEP=1. Prints a Markdown table of wall and
 # controller CPU seconds, then as its last line:
-#   upstream_s=<s> pipelined_s=<s> upstream_cpu_s=<s> pipelined_cpu_s=<s>
+#   upstream_s=<s> pipelined_s=<s> mitogen_s=<s> upstream_cpu_s=<s> pipelined_cpu_s=<s> mitogen_cpu_s=<s>
 #   TASKS=40 bash benchmarks/connection.sh
 set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -25,7 +26,7 @@ tasks=${TASKS:-40}
 } >"$out/tasks.yml"
 declare -A wall cpu
 run() {
-  local name=$1 connection=$2
+  local name=$1 connection=$2 user sys
   /usr/bin/time -f '%e %U %S' -o "$out/$name.time" \
     ansible-playbook -i inventories/sandbox "$out/tasks.yml" -e "ansible_connection=$connection" >"$out/$name.log" 2>&1 \
     || { tail -20 "$out/$name.log" >&2; return 1; }
@@ -37,5 +38,7 @@ echo '| run | connection | seconds | controller CPU seconds |'
 echo '|---|---|---|---|'
 run upstream containers.podman.podman
 run pipelined sandbox_podman
-echo "upstream_s=${wall[upstream]} pipelined_s=${wall[pipelined]}" \
-     "upstream_cpu_s=${cpu[upstream]} pipelined_cpu_s=${cpu[pipelined]}"
+mitogen_dir=$(python -c 'import ansible_mitogen, os; print(os.path.dirname(ansible_mitogen.__file__))')
+ANSIBLE_STRATEGY_PLUGINS="$mitogen_dir/plugins/strategy" ANSIBLE_STRATEGY=mitogen_linear run mitogen podman
+echo "upstream_s=${wall[upstream]} pipelined_s=${wall[pipelined]} mitogen_s=${wall[mitogen]}" \
+     "upstream_cpu_s=${cpu[upstream]} pipelined_cpu_s=${cpu[pipelined]} mitogen_cpu_s=${cpu[mitogen]}"
