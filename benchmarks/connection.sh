@@ -8,12 +8,7 @@
 #   upstream_s=<s> pipelined_s=<s> mitogen_s=<s> upstream_cpu_s=<s> pipelined_cpu_s=<s> mitogen_cpu_s=<s>
 #   TASKS=40 bash benchmarks/connection.sh
 set -euo pipefail
-. "$(dirname "$0")/../scripts/lib.sh"
-cd "$REPO_ROOT"
-"$REPO_ROOT/scripts/setup.sh" >/dev/null
-"$REPO_ROOT/scripts/sandbox-host.sh" >/dev/null 2>&1
-. "$REPO_ROOT/scripts/lib.sh"   # picks up the image tag
-sandbox() { ansible-playbook -i inventories/sandbox playbooks/sandbox.yml "$@" >/dev/null; }
+. "$(dirname "$0")/bed.sh"
 sandbox
 out=$(mktemp -d)
 trap 'rm -rf "$out"; [ "${KEEP:-0}" = 1 ] || sandbox -e sandbox_state=absent' EXIT

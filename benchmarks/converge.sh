@@ -8,12 +8,7 @@
 #   converge_s=<s> rerun_s=<s> rerun_changed=<n> rerun_tasks=<n> rerun_npu_facts=<n>
 #   bash benchmarks/converge.sh [extra ansible-playbook args]
 set -euo pipefail
-. "$(dirname "$0")/../scripts/lib.sh"
-cd "$REPO_ROOT"
-"$REPO_ROOT/scripts/setup.sh" >/dev/null
-"$REPO_ROOT/scripts/sandbox-host.sh" >/dev/null 2>&1
-. "$REPO_ROOT/scripts/lib.sh"   # picks up the image tag
-sandbox() { ansible-playbook -i inventories/sandbox playbooks/sandbox.yml "$@" >/dev/null; }
+. "$(dirname "$0")/bed.sh"
 sandbox -e sandbox_state=absent
 sandbox
 out=$(mktemp -d)

@@ -108,12 +108,15 @@ def test_templates_that_orchestrate_across_hosts_are_never_sliced():
     assert DATA['awx_job_forks'] == 50
 
 
-def test_slicing_a_rolling_upgrade_is_refused_before_awx_is_contacted(tmp_path):
-    templates = [dict(t, job_slice_count=4) if t['name'] == 'ascend.vllm rolling upgrade' else t
-                 for t in DATA['awx_job_templates']]
+def run_sliced(tmp_path, name, count):
+    templates = [dict(t, job_slice_count=count) if t['name'] == name else t for t in DATA['awx_job_templates']]
     extra = tmp_path / 'sliced.json'
     extra.write_text(json.dumps({'awx_job_templates': templates, 'awx_controller_password': 'x'}))
-    rc, report = run_validate('-e', '@%s' % extra)
+    return run_validate('-e', '@%s' % extra)
+
+
+def test_slicing_a_rolling_upgrade_is_refused_before_awx_is_contacted(tmp_path):
+    rc, report = run_sliced(tmp_path, 'ascend.vllm rolling upgrade', 4)
     assert rc == 2
     failed = task_result(report, 'Job slicing only where the playbook works host by host')
     assert failed['msg'] == ('job_slice_count must be 1 for ascend.vllm rolling upgrade: the playbook orchestrates '
@@ -122,9 +125,5 @@ def test_slicing_a_rolling_upgrade_is_refused_before_awx_is_contacted(tmp_path):
 
 
 def test_sliced_diagnostics_pass_validation(tmp_path):
-    templates = [dict(t, job_slice_count=4) if t['name'] == 'ascend.vllm diagnostics' else t
-                 for t in DATA['awx_job_templates']]
-    extra = tmp_path / 'sliced.json'
-    extra.write_text(json.dumps({'awx_job_templates': templates, 'awx_controller_password': 'x'}))
-    rc, report = run_validate('-e', '@%s' % extra)
+    rc, report = run_sliced(tmp_path, 'ascend.vllm diagnostics', 4)
     assert rc == 0, report
