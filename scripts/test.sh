@@ -142,6 +142,11 @@ if [ ${#FAILED_STAGES[@]} -eq 0 ] || [ -n "$molecule_pid" ]; then
   finish_molecule
 fi
 
+# Where the scenarios' time went, step by step (printing only: it never changes the result).
+if selected molecule && [ -f "$logs/molecule.stages" ]; then
+  mapfile -t ran < <(sed -n "s|^molecule:\([^ ]*\) .*|$logs/molecule-\1.log|p" "$logs/molecule.stages")
+  [ ${#ran[@]} -eq 0 ] || python "$REPO_ROOT/scripts/molecule_steps.py" "${ran[@]}" >&2 || true
+fi
 print_stages
 printf '  %-28s %5ss\n' total "$(( $(date +%s) - suite_start ))" >&2
 if [ ${#FAILED_STAGES[@]} -gt 0 ]; then
