@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Where the Molecule scenarios' time went: seconds per step (create, prepare, check, converge,
 idempotence, verify, ...) of each scenario log that scripts/test.sh kept, measured between the
 first and the last task timestamp that ansible.posix.profile_tasks printed inside the step (the
