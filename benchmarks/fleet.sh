@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Fleet scale on this machine: site.yml on 1 node and on N nodes (default 4), each a first converge
+# and a no-change re-run, with the wall time and the controller's CPU time (ansible-playbook, its
+# workers and the podman calls they make: user + system seconds of the process tree) in total and
+# per node. The nodes are sandbox nodes (inventories/sandbox's settings, hosts ascend-fleet-<i> on
+# the network ascend-fleet), created for each size and removed afterwards. Prints a Markdown table,
+# then as its last line:
+#   n1_converge_s=.. n1_rerun_s=.. nN_converge_s=.. nN_rerun_s=.. wall_ratio_rerun=.. rerun_cpu_per_node_s=..
+#   NODES=4 bash benchmarks/fleet.sh [extra ansible-playbook args]
+set -euo pipefail
+. "$(dirname "$0")/bed.sh"
+nodes=${NODES:-4}
+out=$(mktemp -d)
+# Two levels below the checkout, as inventories/sandbox: its group_vars find .sandbox/ and tests/
+# through {{ inventory_dir }}/../..
+inventories="$REPO_ROOT/.cache"
+inventory() {
+  local n=$1 dir="$inventories/fleet-$1" i
+  rm -rf "$dir"
+  mkdir -p "$dir/group_vars"
+  cp -r inventories/sandbox/group_vars/ascend_nodes "$dir/group_vars/ascend_nodes"
+  echo 'sandbox_network: ascend-fleet' >"$dir/group_vars/ascend_nodes/sandbox.yml"
+  {
+    printf 'all:\n  children:\n    ascend_nodes:\n      hosts:\n'
+    for i in $(seq "$n"); do printf '        ascend-fleet-%s:\n          sandbox_profile: a2-910b3\n' "$i"; done
+    printf '    vllm_head:\n      hosts: {}\n    vllm_workers:\n      hosts: {}\n'
+  } >"$dir/hosts.yml"
+  echo "$dir"
+}
+current=
+remove() { [ -z "$current" ] || ansible-playbook -i "$current" playbooks/sandbox.yml -e sandbox_state=absent >/dev/null 2>&1 || true; }
+trap 'remove; rm -rf "$out" "$inventories"/fleet-*' EXIT
+declare -A wall cpu
+run() {
+  local n=$1 name=$2 inv=$3 user sys; shift 3
+  /usr/bin/time -f '%e %U %S' -o "$out/$n-$name.time" \
+    ansible-playbook -i "$inv" site.yml "$@" >"$out/$n-$name.log" 2>&1 \
+    || { tail -40 "$out/$n-$name.log" >&2; echo "site.yml failed on $n nodes ($name)" >&2; return 1; }
+  read -r "wall[$n-$name]" user sys <"$out/$n-$name.time"
+  cpu[$n-$name]=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')
+  printf '| %s | %s | %s | %s | %s |\n' "$n" "$name" "${wall[$n-$name]}" "${cpu[$n-$name]}" \
+    "$(awk -v c="${cpu[$n-$name]}" -v n="$n" 'BEGIN { printf "%.1f", c / n }')"
+}
+echo '| nodes | run | seconds | controller CPU seconds | CPU seconds per node |'
+echo '|---|---|---|---|---|'
+for n in 1 "$nodes"; do
+  current=$(inventory "$n")
+  remove
+  ansible-playbook -i "$current" playbooks/sandbox.yml >/dev/null
+  run "$n" converge "$current" "$@"
+  run "$n" rerun "$current" "$@"
+  remove
+  current=
+done
+ratio=$(awk -v a="${wall[$nodes-rerun]}" -v b="${wall[1-rerun]}" 'BEGIN { printf "%.2f", a / b }')
+per_node=$(awk -v c="${cpu[$nodes-rerun]}" -v n="$nodes" 'BEGIN { printf "%.1f", c / n }')
+echo "n1_converge_s=${wall[1-converge]} n1_rerun_s=${wall[1-rerun]} n${nodes}_converge_s=${wall[$nodes-converge]}" \
+     "n${nodes}_rerun_s=${wall[$nodes-rerun]} wall_ratio_rerun=$ratio rerun_cpu_per_node_s=$per_node"
