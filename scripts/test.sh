@@ -143,7 +143,7 @@ if [ ${#FAILED_STAGES[@]} -eq 0 ] || [ -n "$molecule_pid" ]; then
 fi
 
 # Where the scenarios' time went, step by step (printing only: it never changes the result).
-if selected molecule && [ -f "$logs/molecule.stages" ]; then
+if [ -n "$molecule_pid" ] && [ -f "$logs/molecule.stages" ]; then
   mapfile -t ran < <(sed -n "s|^molecule:\([^ ]*\) .*|$logs/molecule-\1.log|p" "$logs/molecule.stages")
   [ ${#ran[@]} -eq 0 ] || python "$REPO_ROOT/scripts/molecule_steps.py" "${ran[@]}" >&2 || true
 fi
