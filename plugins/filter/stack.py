@@ -102,11 +102,11 @@ def stack_driver_check(stack, version):
     return {'level': level, 'message': message}
 
 
-def stack_pip_plan(stack, arch, family, index_url=None, extra_index_urls=None, wheelhouse=False):
+def stack_pip_plan(stack, arch, family, index_url=None, extra_index_urls=None, wheelhouse=False, accept=None):
     """The pip steps of a resolved stack on one node (see module_utils.pip_plan.pip_plan)."""
     try:
         return pip_plan_utils.pip_plan(stack_utils._as_stack(stack), arch, family, index_url, extra_index_urls,
-                                       bool(wheelhouse))
+                                       bool(wheelhouse), accept)
     except (pip_plan_utils.PlanError, stack_utils.StackError) as exc:
         raise AnsibleFilterError('stack_pip_plan: %s' % exc)
 

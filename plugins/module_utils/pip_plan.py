@@ -20,6 +20,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.ascend.vllm.plugins.module_utils import stack as stack_utils
 from ansible_collections.ascend.vllm.plugins.module_utils import stack_matrix
 
 
@@ -34,13 +35,28 @@ def _triton_ascend_here(stack, family):
     return bool(stack.get('triton_ascend')) and family not in (stack.get('triton_ascend_excluded_chips') or [])
 
 
-def pip_plan(stack, arch, family, index_url=None, extra_index_urls=None, wheelhouse=False):
+def accepted_conflicts(accept, variable='vllm_service_pip_check_accept'):
+    """The site's own accepted ``pip check`` conflicts, written as the matrix's ``pip_check_expected``
+    (``"package -> requires"``, optionally ``(missing, aarch64|x86_64)``), as ``{package, requires,
+    missing, arch}`` dicts."""
+    if accept is None:
+        return []
+    if isinstance(accept, (str, bytes)) or not isinstance(accept, (list, tuple)):
+        raise PlanError('%s: expected a list of "package -> requires" strings, got %s' % (variable, type(accept).__name__))
+    try:
+        return stack_utils.pip_check_expected({'release': variable, 'pip_check_expected': list(accept)})
+    except stack_utils.StackError as exc:
+        raise PlanError('%s: %s' % (variable, str(exc).split(': ', 1)[1]))
+
+
+def pip_plan(stack, arch, family, index_url=None, extra_index_urls=None, wheelhouse=False, accept=None):
     """The pip steps of ``stack`` on a node of ``arch`` with chips of ``family``.
 
     Returns ``first`` and ``second`` (requirement lists, installed in that order), ``remove_after_first``
     and ``remove_after_second`` (distributions to uninstall when present), ``reinstall_after_second``
     (written anew, without dependencies, when the second removal took something), ``expected`` (the pip
-    check conflicts to accept: the row's own plus, where triton-ascend is removed, its absence),
+    check conflicts to accept: the row's own, where triton-ascend is removed its absence, and the site's
+    own ``accept``),
     ``indexes`` (``{index, label, requirements}`` the install needs beyond PyPI) and ``problems``
     (``{what, variable, fix}`` when the configured indexes cannot serve them).
     """
@@ -54,7 +70,7 @@ def pip_plan(stack, arch, family, index_url=None, extra_index_urls=None, wheelho
               'torch-npu==%s' % stack['torch_npu']]
     if gets_triton:
         second.append('triton-ascend==%s' % stack['triton_ascend'])
-    expected = [dict(entry) for entry in stack.get('pip_check_expected') or []
+    expected = [dict(entry) for entry in list(stack.get('pip_check_expected') or []) + accepted_conflicts(accept)
                 if entry.get('arch') in (None, arch)]
     # x86_64: vllm-ascend's xgrammar (>=0.1.30) brings the CUDA triton back over triton-ascend's
     # files; out again, and triton-ascend written anew (upstream's v0.23.0 Dockerfile:

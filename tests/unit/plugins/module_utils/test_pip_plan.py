@@ -102,3 +102,28 @@ def test_the_post_release_wheel_is_refused_where_it_does_not_serve_the_chip(fami
         'fix': 'set vllm_service_install_method: container for this node, or choose a release whose wheel serves '
                'it (ascend_stack_release)'}]
     assert pip_plan(resolve_stack('0.23.0'), 'aarch64', family, wheelhouse=True)['problems'] == []
+
+
+def test_a_site_accepts_its_own_conflicts_per_architecture():
+    accept = ['torch -> triton (missing, x86_64)', 'mylib -> numpy']
+    x86 = pip_plan(resolve_stack('0.23.0'), 'x86_64', '910b', wheelhouse=True, accept=accept)
+    assert x86['expected'][-2:] == [
+        {'package': 'torch', 'requires': 'triton', 'missing': True, 'arch': 'x86_64'},
+        {'package': 'mylib', 'requires': 'numpy', 'missing': False, 'arch': None}]
+    arm = pip_plan(resolve_stack('0.23.0'), 'aarch64', '910b', wheelhouse=True, accept=accept)
+    assert [(e['package'], e['requires']) for e in arm['expected']][-1] == ('mylib', 'numpy')
+    assert ('torch', 'triton') not in [(e['package'], e['requires']) for e in arm['expected']]
+    # Without it, only the row's own.
+    assert len(pip_plan(resolve_stack('0.23.0'), 'x86_64', '910b', wheelhouse=True)['expected']) == len(x86['expected']) - 2
+
+
+@pytest.mark.parametrize('accept, message', [
+    ('torch -> triton', 'vllm_service_pip_check_accept: expected a list of "package -> requires" strings, got str'),
+    (['torch triton'], 'vllm_service_pip_check_accept: pip_check_expected entry \'torch triton\' is not '
+                       '"package -> requires" with optional (missing, aarch64|x86_64)'),
+    (['torch -> triton (absent)'], "vllm_service_pip_check_accept: pip_check_expected entry 'torch -> triton (absent)'"),
+])
+def test_accepted_conflicts_refuse_what_they_cannot_read(accept, message):
+    with pytest.raises(PlanError) as exc:
+        pip_plan(resolve_stack('0.23.0'), 'x86_64', '910b', wheelhouse=True, accept=accept)
+    assert str(exc.value).startswith(message)
