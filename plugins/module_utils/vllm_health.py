@@ -83,3 +83,52 @@ def check_completion(status, text):
     if not output:
         return tokens, output, 'the completion returned %d token(s) but no text' % tokens
     return tokens, output, None
+
+
+# The load gauges and counters of vLLM's Prometheus endpoint (vllm/v1/metrics/loggers.py at v0.23.0)
+# that verify reports, by the key the module returns. Counters end in _total in the exposition.
+LOAD_METRICS = (
+    ('requests_running', 'vllm:num_requests_running'),
+    ('requests_waiting', 'vllm:num_requests_waiting'),
+    ('kv_cache_usage_perc', 'vllm:kv_cache_usage_perc'),
+    ('generation_tokens', 'vllm:generation_tokens_total'),
+)
+
+
+def parse_metrics(text):
+    """The ``LOAD_METRICS`` of a Prometheus text exposition, each summed over its series (one per
+    engine and model), as ``{key: float or None}``; None for a metric the text does not have."""
+    sums = {}
+    for line in (text or '').splitlines():
+        line = line.strip()
+        if not line or line.startswith('#'):
+            continue
+        name_part, _, rest = line.partition(' ')
+        if '{' in line:
+            name_part = line.split('{', 1)[0]
+            rest = line.rsplit('}', 1)[1]
+        fields = rest.split()
+        if not fields:
+            continue
+        try:
+            value = float(fields[0])
+        except ValueError:
+            continue
+        sums[name_part] = sums.get(name_part, 0.0) + value
+    return dict((key, sums.get(name)) for key, name in LOAD_METRICS)
+
+
+def describe_load(metrics):
+    """One phrase for verify: ``2 running, 0 waiting, KV cache 3.1 %, 1234 tokens generated``; ''
+    when no metric was read."""
+    if not metrics or all(value is None for value in metrics.values()):
+        return ''
+    parts = []
+    for key, label in (('requests_running', 'running'), ('requests_waiting', 'waiting')):
+        if metrics.get(key) is not None:
+            parts.append('%d %s' % (metrics[key], label))
+    if metrics.get('kv_cache_usage_perc') is not None:
+        parts.append('KV cache %.1f %%' % (metrics['kv_cache_usage_perc'] * 100))
+    if metrics.get('generation_tokens') is not None:
+        parts.append('%d tokens generated' % metrics['generation_tokens'])
+    return ', '.join(parts)

@@ -57,6 +57,12 @@ options:
     description: C(max_tokens) of the test completion.
     type: int
     default: 8
+  metrics:
+    description:
+      - Read vLLM's C(/metrics) too and return its load (requests running and waiting, KV-cache use, tokens
+        generated). A C(/metrics) that does not answer is not a failure; RV(health.metrics) is then null.
+    type: bool
+    default: false
   journal_lines:
     description: Lines of the unit's journal quoted in a failure message.
     type: int
@@ -101,6 +107,17 @@ health:
     main_pid:
       description: Main PID of the unit when one was given.
       type: int
+    metrics:
+      description:
+        - With O(metrics), the sums over their series of C(vllm:num_requests_running), C(vllm:num_requests_waiting),
+          C(vllm:kv_cache_usage_perc) (0-1) and C(vllm:generation_tokens_total), as C(requests_running),
+          C(requests_waiting), C(kv_cache_usage_perc), C(generation_tokens) (null for a metric not exposed);
+          null without O(metrics) or when C(/metrics) did not answer 200.
+      type: dict
+    load:
+      description: The metrics as one phrase (empty when none was read).
+      type: str
+      sample: 0 running, 0 waiting, KV cache 0.0 %, 8 tokens generated
 journal:
   description: Journal tail of the unit (on failure).
   returned: failure
@@ -216,6 +233,12 @@ class Gate(object):
                 self.fail('vllm_health: %s/v1/completions: %s' % (url, problem))
             result['completion_tokens'] = tokens
             result['completion_text'] = output
+        result['metrics'] = None
+        if self.params['metrics']:
+            status, text = _request(url + '/metrics', key)
+            if status == 200:
+                result['metrics'] = vh.parse_metrics(text)
+        result['load'] = vh.describe_load(result['metrics'])
         self.module.exit_json(changed=False, health=result)
 
 
@@ -229,6 +252,7 @@ def main():
             timeout=dict(type='int', default=1800),
             interval=dict(type='float', default=2),
             completion=dict(type='bool', default=True),
+            metrics=dict(type='bool', default=False),
             prompt=dict(type='str', default='The capital of France is'),
             max_tokens=dict(type='int', default=8, no_log=False),
             journal_lines=dict(type='int', default=40),

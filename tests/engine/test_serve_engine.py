@@ -104,7 +104,7 @@ def gate(served):
     ansible = str(Path(sys.executable).with_name('ansible'))
     run = subprocess.run([ansible, 'localhost', '-e', '@%s' % params, '-m', 'ascend.vllm.vllm_health',
                           '-a', 'url={{ gate.url }} served_model_name={{ gate.served_model_name }} '
-                                'api_key={{ gate.api_key }} timeout={{ gate.timeout }}', '-e', 'ansible_python_interpreter=%s' % sys.executable],
+                                'api_key={{ gate.api_key }} timeout={{ gate.timeout }} metrics=true', '-e', 'ansible_python_interpreter=%s' % sys.executable],
                          cwd=str(REPO), env=env, capture_output=True, text=True, timeout=START_TIMEOUT + 120, check=False)
     try:
         result = json.loads(run.stdout)['plays'][0]['tasks'][0]['hosts']['localhost']
@@ -164,6 +164,10 @@ def test_metrics_count_what_was_served(served, gate):
     generated = sum(float(line.rsplit(' ', 1)[1]) for line in text.splitlines()
                     if line.startswith('vllm:generation_tokens_total'))
     assert generated >= gate['completion_tokens']
+    # The gate's own reading (metrics=true, what verify reports): every load metric is exposed.
+    assert None not in gate['metrics'].values(), gate['metrics']
+    assert gate['metrics']['generation_tokens'] >= gate['completion_tokens'] and gate['metrics']['requests_waiting'] == 0
+    assert gate['load'].startswith('0 running, 0 waiting, KV cache ')
 
 
 def test_a_context_longer_than_the_model_is_refused_by_vllm(tmp_path):

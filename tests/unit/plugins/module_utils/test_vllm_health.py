@@ -38,3 +38,38 @@ def test_check_completion():
     special_only = json.dumps({'choices': [{'text': ''}], 'usage': {'completion_tokens': 8}})
     assert vh.check_completion(200, special_only) == (8, '', 'the completion returned 8 token(s) but no text')
     assert vh.check_completion(None, 'Connection refused') == (None, None, 'HTTP None: Connection refused')
+
+
+# An excerpt in the form vLLM 0.23.0 exposes (vllm/v1/metrics/loggers.py; prometheus_client's text
+# format): HELP/TYPE lines, one series per engine, counters with _total and a _created sample.
+METRICS = '''# HELP vllm:num_requests_running Number of requests in model execution batches.
+# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{engine="0",model_name="deepseek-r1-distill-qwen-7b"} 2.0
+vllm:num_requests_running{engine="1",model_name="deepseek-r1-distill-qwen-7b"} 1.0
+# HELP vllm:num_requests_waiting Number of requests waiting to be processed.
+# TYPE vllm:num_requests_waiting gauge
+vllm:num_requests_waiting{engine="0",model_name="deepseek-r1-distill-qwen-7b"} 0.0
+# HELP vllm:kv_cache_usage_perc KV-cache usage. 1 means 100 percent usage.
+# TYPE vllm:kv_cache_usage_perc gauge
+vllm:kv_cache_usage_perc{engine="0",model_name="deepseek-r1-distill-qwen-7b"} 0.031
+# HELP vllm:generation_tokens_total Number of generation tokens processed.
+# TYPE vllm:generation_tokens_total counter
+vllm:generation_tokens_total{engine="0",model_name="deepseek-r1-distill-qwen-7b"} 1234.0
+vllm:generation_tokens_created{engine="0",model_name="deepseek-r1-distill-qwen-7b"} 1.7649e+09
+python_gc_objects_collected_total{generation="0"} 1.0
+'''
+
+
+def test_parse_metrics_sums_each_load_metric_over_its_series():
+    assert vh.parse_metrics(METRICS) == {'requests_running': 3.0, 'requests_waiting': 0.0,
+                                         'kv_cache_usage_perc': 0.031, 'generation_tokens': 1234.0}
+    assert vh.describe_load(vh.parse_metrics(METRICS)) == '3 running, 0 waiting, KV cache 3.1 %, 1234 tokens generated'
+
+
+def test_parse_metrics_without_the_metrics():
+    assert vh.parse_metrics('') == {'requests_running': None, 'requests_waiting': None,
+                                    'kv_cache_usage_perc': None, 'generation_tokens': None}
+    assert vh.parse_metrics('vllm:num_requests_running NaNx\nbroken\n')['requests_running'] is None
+    assert vh.describe_load(vh.parse_metrics('')) == '' and vh.describe_load(None) == ''
+    assert vh.describe_load({'requests_running': 1.0, 'requests_waiting': None, 'kv_cache_usage_perc': None,
+                             'generation_tokens': None}) == '1 running'

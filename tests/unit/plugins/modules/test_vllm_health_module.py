@@ -18,3 +18,31 @@ def test_an_invalid_header_is_reported_without_the_key(monkeypatch):
     status, text = vllm_health._request('http://127.0.0.1:9/v1/models', 'secret-abc')
     assert status is None
     assert text == 'the request could not be sent (a header value is not valid HTTP)'
+
+
+def _server(metrics_status):
+    """_request of a server that is healthy, lists model m, completes, and answers /metrics."""
+    from ansible_collections.ascend.vllm.tests.unit.plugins.module_utils.test_vllm_health import METRICS
+
+    def answer(url, api_key=None, data=None, timeout=30):
+        path = url.split('127.0.0.1:9', 1)[1]
+        return {'/health': (200, ''),
+                '/v1/models': (200, '{"data": [{"id": "m"}]}'),
+                '/v1/completions': (200, '{"choices": [{"text": "Paris"}], "usage": {"completion_tokens": 1}}'),
+                '/metrics': (metrics_status, METRICS if metrics_status == 200 else 'Not Found')}[path]
+    return answer
+
+
+def test_metrics_are_read_when_asked(run_module, monkeypatch):
+    monkeypatch.setattr(vllm_health, '_request', _server(200))
+    failed, result = run_module(vllm_health, {'url': 'http://127.0.0.1:9', 'served_model_name': 'm', 'metrics': True})
+    assert not failed, result
+    assert result['health']['metrics'] == {'requests_running': 3.0, 'requests_waiting': 0.0,
+                                           'kv_cache_usage_perc': 0.031, 'generation_tokens': 1234.0}
+    assert result['health']['load'] == '3 running, 0 waiting, KV cache 3.1 %, 1234 tokens generated'
+    # Not asked: not read. A /metrics that does not answer is no failure.
+    failed, result = run_module(vllm_health, {'url': 'http://127.0.0.1:9', 'served_model_name': 'm'})
+    assert not failed and result['health']['metrics'] is None and result['health']['load'] == ''
+    monkeypatch.setattr(vllm_health, '_request', _server(404))
+    failed, result = run_module(vllm_health, {'url': 'http://127.0.0.1:9', 'served_model_name': 'm', 'metrics': True})
+    assert not failed and result['health']['metrics'] is None and result['health']['load'] == ''
