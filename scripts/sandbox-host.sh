@@ -32,7 +32,13 @@ CONF
 )
 [ "$(cat "$CONTAINERS_CONF" 2>/dev/null)" = "$conf" ] || printf '%s\n' "$conf" > "$CONTAINERS_CONF"
 
-image=${ASCEND_SANDBOX_IMAGE:-$("$REPO_ROOT/tests/sandbox/image/build.sh")}
+# The user's own image when ASCEND_SANDBOX_IMAGE names one; otherwise the recipe's (built when the
+# recipe changed: lib.sh exports the last one built, which is not a choice of the user's).
+if [ -n "${ASCEND_SANDBOX_IMAGE:-}" ] && [ "$ASCEND_SANDBOX_IMAGE" != "$(cat "$SANDBOX_DIR/image" 2>/dev/null)" ]; then
+  image=$ASCEND_SANDBOX_IMAGE
+else
+  image=$("$REPO_ROOT/tests/sandbox/image/build.sh")
+fi
 printf '%s\n' "$image" > "$SANDBOX_DIR/image"
 log "sandbox image: $image"
 
@@ -87,3 +93,6 @@ PYTHONPATH="$REPO_ROOT/tests/simulator" python3 -m ascend_sim.wheels build --out
 # The model the sandbox serves, with its SHA256SUMS (vllm_service_model_source: controller).
 PYTHONPATH="$REPO_ROOT/tests/simulator" python3 -m ascend_sim.model make \
   "$SANDBOX_DIR/models/DeepSeek-R1-Distill-Qwen-7B" --name DeepSeek-R1-Distill-Qwen-7B >/dev/null
+# The real vLLM engine the nodes of inventories/sandbox and the engine scenarios serve with:
+# its wheelhouse and model (scripts/engine.sh; downloaded once per vLLM version).
+"$REPO_ROOT/scripts/engine.sh" --nodes

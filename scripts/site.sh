@@ -5,7 +5,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 "$REPO_ROOT/scripts/setup.sh"
 "$REPO_ROOT/scripts/sandbox-host.sh"
-. "$REPO_ROOT/scripts/lib.sh"   # picks up the image just built
+ASCEND_SANDBOX_IMAGE=$(cat "$SANDBOX_DIR/image")   # the image sandbox-host.sh chose
+export ASCEND_SANDBOX_IMAGE
 cd "$REPO_ROOT"
 ansible-playbook -i inventories/sandbox playbooks/sandbox.yml
 ansible-playbook -i inventories/sandbox site.yml "$@"

@@ -22,8 +22,9 @@ suite_start=$(date +%s)
 stage_setup() { "$REPO_ROOT/scripts/setup.sh"; }
 stage_bed() {
   "$REPO_ROOT/scripts/sandbox-host.sh" || return 1
-  # The image just built (re-sourcing lib.sh would reset the stage records).
-  [ -n "${ASCEND_SANDBOX_IMAGE:-}" ] || { ASCEND_SANDBOX_IMAGE=$(cat "$SANDBOX_DIR/image"); export ASCEND_SANDBOX_IMAGE; }
+  # The image sandbox-host.sh chose (re-sourcing lib.sh would reset the stage records).
+  ASCEND_SANDBOX_IMAGE=$(cat "$SANDBOX_DIR/image")
+  export ASCEND_SANDBOX_IMAGE
 }
 stage_unit() { python -m pytest tests/unit -q -p no:cacheprovider 2>&1 | tee "$logs/unit.log"; return "${PIPESTATUS[0]}"; }
 stage_yamllint() { yamllint -s .; }
