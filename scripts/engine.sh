@@ -5,9 +5,16 @@
 # pip configuration, and a virtualenv built from those wheels only (.sandbox/engine/venv-<vllm>),
 # with the distribution vllm-<vllm>+cpu (ascend_sim.wheels engine-alias) that vLLM's CLI reads.
 # Prints the virtualenv's python. Re-running is cheap: stamps record what each step holds.
+#   scripts/engine.sh           downloads, the sandbox nodes' engine wheelhouse and model, the virtualenv
+#   scripts/engine.sh --nodes   downloads and what the sandbox nodes need, no virtualenv (the bed)
+# The nodes' wheelhouse (.sandbox/engine/node-wheels, ascend_sim.engine_wheels) holds the engine
+# set with the stand-ins of what needs NPUs; the nodes' model (.sandbox/models/engine/...) is the
+# generated checkpoint the engine runs (ascend_sim.model make --engine).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+release=$(python3 -c 'import runpy, sys
+print(runpy.run_path(sys.argv[1])["DEFAULT_RELEASE"])' "$REPO_ROOT/plugins/module_utils/stack_matrix.py")
 vllm_version=$(python3 -c 'import runpy, sys
 m = runpy.run_path(sys.argv[1])
 print([r["vllm"] for r in m["RELEASES"] if r["release"] == m["DEFAULT_RELEASE"]][0])' "$REPO_ROOT/plugins/module_utils/stack_matrix.py")
@@ -30,6 +37,13 @@ if ! cmp -s "$engine/requirements-$vllm_version.txt" "$stamp"; then
   pip_download -r "$engine/requirements-$vllm_version.txt"
   cp "$engine/requirements-$vllm_version.txt" "$stamp"
 fi
+
+# The engine's wheelhouse for the sandbox nodes, and the model they serve.
+PYTHONPATH="$REPO_ROOT/tests/simulator" "$VENV/bin/python" -m ascend_sim.engine_wheels --engine "$wheels" \
+  --sandbox "$SANDBOX_DIR/wheels" --out "$engine/node-wheels" --release "$release" >/dev/null
+PYTHONPATH="$REPO_ROOT/tests/simulator" "$VENV/bin/python" -m ascend_sim.model make --engine \
+  "$SANDBOX_DIR/models/engine/DeepSeek-R1-Distill-Qwen-7B" --name DeepSeek-R1-Distill-Qwen-7B >/dev/null
+[ "${1:-}" != "--nodes" ] || exit 0
 
 if ! cmp -s "$engine/requirements-$vllm_version.txt" "$venv/.requirements" 2>/dev/null; then
   log "building $venv from $wheels"

