@@ -352,12 +352,15 @@ def calculate_metrics(outputs, dur_s, tokenizer, selected_percentiles, goodput_c
                 index = int(t - min_start)
                 if 0 <= index < len(buckets):
                     buckets[index] += 1
-        events = sorted([(o.start_time, 1) for o in successful]
-                        + [(o.start_time + o.latency, -1) for o in successful])
-        current = 0
-        for _, delta in events:
-            current += delta
-            max_concurrent_requests = max(max_concurrent_requests, current)
+        # As vllm/benchmarks/serve.py at v0.23.0: the requests active in each one-second bucket (a
+        # request counts in every second from its start to its end), not those in flight at once.
+        concurrent = [0] * len(buckets)
+        for out in successful:
+            first, last = int(out.start_time - min_start), int(out.start_time + out.latency - min_start)
+            for second in range(first, last + 1):
+                if 0 <= second < len(concurrent):
+                    concurrent[second] += 1
+        max_concurrent_requests = max(concurrent)
         max_output_tokens_per_s = float(max(buckets))
         print("tip: install termplotlib and gnuplot to plot the metrics")
 
