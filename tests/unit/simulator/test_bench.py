@@ -39,7 +39,10 @@ SUMMARY_LABELS = [
 
 def bench(args, env=None, cwd=None, timeout=120):
     full_env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    full_env.update({"PYTHONPATH": SERVING, "PYTHONUNBUFFERED": "1"})
+    # The stand-ins share one source tree, torch-npu's among them, and vLLM imports torch-npu
+    # when it is installed: the client runs in a CANN environment, as the node runner does (a
+    # controller's vLLM has no torch-npu). The toolkit only has to be an existing directory.
+    full_env.update({"PYTHONPATH": SERVING, "PYTHONUNBUFFERED": "1", "ASCEND_TOOLKIT_HOME": SERVING})
     full_env.update(env or {})
     return subprocess.run([sys.executable, "-m", "vllm.entrypoints.cli.main", "bench", "serve"]
                           + list(args), env=full_env, cwd=cwd, capture_output=True, text=True,
@@ -150,7 +153,7 @@ def test_bad_options_exit_2(args, message):
 
 def test_bench_needs_a_benchmark_name():
     proc = subprocess.run([sys.executable, "-m", "vllm.entrypoints.cli.main", "bench"],
-                          env=dict(os.environ, PYTHONPATH=SERVING), capture_output=True,
+                          env=dict(os.environ, PYTHONPATH=SERVING, ASCEND_TOOLKIT_HOME=SERVING), capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 2 and "the following arguments are required: bench_type" in proc.stderr
 

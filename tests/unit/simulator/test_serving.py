@@ -573,18 +573,33 @@ def test_api_key_guards_v1_only(node, how):
 
 
 # --------------------------------------------------------------------------- refusals
-def test_without_cann_environment_the_device_type_cannot_be_inferred(node, tmp_path):
+def test_without_cann_environment_torch_npu_ends_the_import_of_vllm(node, tmp_path):
+    # 0.23.0: transformers imports torch_npu while vLLM imports it (as the real engine does in
+    # the site scenario); torch-npu's message is the last line and no platform is looked for.
     for env in (node.env(ASCEND_TOOLKIT_HOME=None),
                 node.env(ASCEND_TOOLKIT_HOME=str(tmp_path / "missing"))):
         rc, out = run_to_exit(node, [node.model], env=env)
         assert rc == 1
         assert "Traceback (most recent call last):" in out
         assert out.rstrip().splitlines()[-1] == (
-            "RuntimeError: Failed to infer device type, please set the environment variable "
-            "`VLLM_LOGGING_LEVEL=DEBUG` to turn on verbose logging to help debug the issue.")
-        assert "No platform detected, vLLM is running on UnspecifiedPlatform" in out
-    rc, out = run_to_exit(node, [node.model],
-                          env=node.env(ASCEND_TOOLKIT_HOME=None, VLLM_LOGGING_LEVEL="DEBUG"))
+            "ImportError: libhccl.so: cannot open shared object file: No such file or directory. "
+            "Please check that the cann package is installed. Please run 'source set_env.sh' in "
+            "the CANN installation path.")
+        assert "Failed to infer device type" not in out
+
+
+def test_without_cann_environment_older_releases_cannot_infer_the_device_type(node, tmp_path):
+    tree = tmp_path / "serving"
+    shutil.copytree(SERVING, tree, ignore=shutil.ignore_patterns("__pycache__"))
+    (tree / "vllm" / "_version.py").write_text('__version__ = "0.9.1+sim"\n')
+    rc, out = run_to_exit(node, [node.model], env=node.env(ASCEND_TOOLKIT_HOME=None, PYTHONPATH=str(tree)))
+    assert rc == 1
+    assert out.rstrip().splitlines()[-1] == (
+        "RuntimeError: Failed to infer device type, please set the environment variable "
+        "`VLLM_LOGGING_LEVEL=DEBUG` to turn on verbose logging to help debug the issue.")
+    assert "No platform detected, vLLM is running on UnspecifiedPlatform" in out
+    rc, out = run_to_exit(node, [node.model], env=node.env(ASCEND_TOOLKIT_HOME=None, PYTHONPATH=str(tree),
+                                                         VLLM_LOGGING_LEVEL="DEBUG"))
     assert rc == 1
     assert "libhccl.so: cannot open shared object file" in out
 
@@ -643,7 +658,8 @@ def test_port_in_use_fails_before_any_other_check(node):
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        srv = Server(node, [node.model], env=node.env(ASCEND_TOOLKIT_HOME=None), port=port)
+        # Without NNAL the worker would fail later (step 5); the port is checked first.
+        srv = Server(node, [node.model], env=node.env(ATB_HOME_PATH=None), port=port)
         try:
             rc = srv.wait_exit()
         finally:
@@ -651,7 +667,7 @@ def test_port_in_use_fails_before_any_other_check(node):
     assert rc == 1
     out = srv.output()
     assert out.rstrip().splitlines()[-1] == "OSError: [Errno 98] Address already in use"
-    assert "Failed to infer device type" not in out
+    assert "libatb" not in out
 
 
 def test_model_directory_without_config_json(node, tmp_path):
@@ -795,6 +811,10 @@ def test_package_imports_behave_like_the_real_ones(node):
         "ImportError: libhccl.so: cannot open shared object file: No such file or directory. "
         "Please check that the cann package is installed. Please run 'source set_env.sh' in "
         "the CANN installation path.")
+    # Part of the toolkit's environment left (ASCEND_OPP_PATH): torch-npu names the compiler package.
+    result = _python(node, "import torch_npu", ASCEND_TOOLKIT_HOME=None, ASCEND_OPP_PATH="/usr/local/Ascend/opp")
+    assert result.returncode == 1
+    assert "Please check that the compiler package is installed." in result.stdout.decode()
 
 
 def test_version_option(node):

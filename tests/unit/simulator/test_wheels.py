@@ -329,7 +329,7 @@ def test_the_roles_steps_leave_triton_ascend_and_only_the_expected_conflicts(whe
     assert len(verdict["expected"]) == len(plan["expected"])
 
 
-def test_vllm_then_vllm_ascend_installs_with_the_rows_known_conflicts(wheelhouse, venv):
+def test_vllm_then_vllm_ascend_installs_with_the_rows_known_conflicts(wheelhouse, venv, tmp_path):
     from ansible_collections.ascend.vllm.plugins.module_utils import pip_check
     from ansible_collections.ascend.vllm.plugins.module_utils.stack import resolve_stack
     # Both at once cannot resolve: vLLM's wheel pins another torch.
@@ -358,8 +358,13 @@ def test_vllm_then_vllm_ascend_installs_with_the_rows_known_conflicts(wheelhouse
     # The role's gate: only the row's expected conflicts, so it passes.
     expected = resolve_stack("0.23.0")["pip_check_expected"]
     assert pip_check.verdict(out, check.returncode, expected)["ok"] is True
-    vllm = _run([os.path.join(venv, "bin", "vllm"), "--version"])
+    # vLLM imports torch-npu even for --version (through transformers), so in CANN's environment.
+    vllm = _run([os.path.join(venv, "bin", "vllm"), "--version"], env=_node(str(tmp_path))[1])
     assert vllm.stdout.decode().strip() == "0.23.0+sim"
+    without_cann = _run([os.path.join(venv, "bin", "vllm"), "--version"])
+    assert without_cann.returncode == 1
+    assert without_cann.stdout.decode().rstrip().splitlines()[-1].startswith(
+        "ImportError: libhccl.so: cannot open shared object file")
 
 
 def test_a_mixed_row_fails_the_gate_naming_the_packages(wheelhouse, venv):

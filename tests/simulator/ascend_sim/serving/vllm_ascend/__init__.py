@@ -11,7 +11,8 @@ def register():
     The upstream function only returns the class path and the platform fails later
     when torch-npu cannot load; the outcome users see is the same: without a usable
     CANN environment vLLM activates no platform and stops with "Failed to infer device
-    type". Importing torch_npu here yields that outcome directly.
+    type". Importing torch_npu here yields that outcome directly (releases before 0.23.0; at
+    0.23.0 transformers has imported torch-npu before, see vllm/config/__init__.py).
     """
     import importlib.util
 

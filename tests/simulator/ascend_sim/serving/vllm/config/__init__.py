@@ -1,4 +1,18 @@
 """Engine configuration and the validation vLLM performs before any device work."""
+import importlib.util
+
+from vllm.version import at_least
+
+# vllm.config imports transformers (vllm/config/model.py -> vllm/transformers_utils/config.py at
+# v0.23.0), and transformers (5.24.0, the newest vLLM 0.23.0 accepts) calls is_torch_npu_available()
+# while it imports (integrations/flash_attention.py -> npu_flash_attention.py), which imports
+# torch_npu unguarded when it is installed. Without CANN's environment torch-npu's ImportError
+# ends `vllm serve`, and even `vllm --version`, here, before any platform is chosen (seen with the
+# real engine: site scenario). Older releases ended later with "Failed to infer device type"
+# (vllm-ascend issue #262, v0.7.1); the release where this changed is assumed to be 0.23.0, the
+# one verified.
+if at_least(0, 23, 0) and importlib.util.find_spec("torch_npu") is not None:
+    import torch_npu  # noqa: F401
 from vllm import envs
 from vllm.config.device import DeviceConfig  # noqa: F401
 from vllm.transformers_utils.config import (derived_max_model_len, get_config,
