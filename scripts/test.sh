@@ -52,8 +52,8 @@ stage_engine() {
 # waiting on systemd, installers and health gates inside its own containers (measured: two
 # scenarios together took 84 s against 144 s one after the other, at a third of two cores).
 # Longest first, so the lanes end together; scenarios not listed go first.
-molecule_order="operations ray_cluster multinode vllm_service site npu_driver hccn cann kernel_tuning
-  benchmark preflight simulator diagnostics modules default"
+molecule_order="operations ray_cluster multinode vllm_service site dp_engine npu_driver hccn cann kernel_tuning
+  benchmark preflight simulator diagnostics monitoring modules default"
 # These change host-global kernel state (huge pages, sysctls) and restore it afterwards; they take
 # one lock so they never overlap each other.
 host_global_scenarios=" modules kernel_tuning "
