@@ -19,6 +19,20 @@ if ! "$python" -c 'import venv, ensurepip' 2>/dev/null; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
 fi
 
+# Prometheus and promtool (the monitoring tests check and run the alert rules with them) from
+# Debian's prometheus package, unpacked into .cache: installing the package would start a
+# Prometheus service on this machine. The package comes from the machine's apt sources.
+prometheus_dir="$REPO_ROOT/.cache/prometheus"
+if [ ! -x "$prometheus_dir/usr/bin/promtool" ]; then
+  log "unpacking Debian's prometheus package into $prometheus_dir"
+  mkdir -p "$prometheus_dir/deb"
+  rm -f "$prometheus_dir"/deb/prometheus_*.deb
+  (cd "$prometheus_dir/deb" && { apt-get download -qq prometheus 2>/dev/null \
+      || { apt-get update -qq && apt-get download -qq prometheus; }; }) \
+    || die "apt-get download prometheus failed (the monitoring tests need its promtool)"
+  dpkg-deb -x "$prometheus_dir"/deb/prometheus_*.deb "$prometheus_dir"
+fi
+
 stamp="$VENV/.requirements.sha256"
 want=$(sha256sum "$REPO_ROOT/requirements-dev.txt" | cut -d' ' -f1)
 if [ -x "$VENV/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then

@@ -1,0 +1,45 @@
+# -*- coding: utf-8 -*-
+# Apache License 2.0 (see LICENSE)
+"""Filters of the monitoring configuration; the logic is in plugins/module_utils/monitoring.py.
+Documentation: one ``<filter name>.yml`` file per filter next to this one."""
+
+from __future__ import (absolute_import, division, print_function)
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ascend.vllm.plugins.module_utils import monitoring as mon
+
+
+def _call(function, *args):
+    try:
+        return function(*args)
+    except (mon.MonitoringError, ValueError, TypeError, KeyError) as exc:
+        raise AnsibleFilterError('%s: %s' % (function.__name__, exc))
+
+
+def monitoring_targets(nodes, npu_exporter_port=mon.NPU_EXPORTER_PORT, node_exporter_port=mon.NODE_EXPORTER_PORT):
+    return _call(mon.scrape_targets, nodes, npu_exporter_port, node_exporter_port)
+
+
+def monitoring_rules(overrides=None):
+    return _call(mon.alert_rules, overrides)
+
+
+def monitoring_threshold_problems(overrides=None):
+    return _call(mon.threshold_problems, overrides)
+
+
+def monitoring_scrape_configs(file_sd_dir, scrape_interval='15s'):
+    return _call(mon.scrape_configs, file_sd_dir, scrape_interval)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            'monitoring_targets': monitoring_targets,
+            'monitoring_rules': monitoring_rules,
+            'monitoring_scrape_configs': monitoring_scrape_configs,
+            'monitoring_threshold_problems': monitoring_threshold_problems,
+        }
