@@ -7,6 +7,32 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import re
+
+# vLLM prefixes each line of its processes with "(<process> pid=<n>) " (v0.23.0: APIServer,
+# EngineCore, EngineCore_DP0, Worker, ...), and the lines its logger writes with
+# "<LEVEL> <mm-dd hh:mm:ss> [<file>:<line>] " (a traceback logged with logger.exception).
+_PROCESS_PREFIX = re.compile(r'^\([^()]*? pid=\d+\) (?:(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) '
+                             r'\d\d-\d\d \d\d:\d\d:\d\d \[[^\]]*\] )?')
+_EXCEPTION_LINE = re.compile(r'^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)(?:: .*)?$')
+# What a process says when another one failed first: vLLM's API server after its engine core
+# died (vllm/v1/engine/utils.py at v0.23.0, wait_for_engine_startup).
+_POINTS_ABOVE = 'See root cause above'
+
+
+def root_cause(journal):
+    """The exception line a process died of, when the journal ends with another process saying
+    only that the cause is above ("... See root cause above."); None when it does not, or when no
+    earlier exception line is there. ``journal``: the unit's journal text, oldest line first."""
+    lines = (journal or '').splitlines()
+    texts = [_PROCESS_PREFIX.sub('', line).strip() for line in lines]
+    wrappers = [index for index, text in enumerate(texts) if _EXCEPTION_LINE.match(text) and _POINTS_ABOVE in text]
+    if not wrappers:
+        return None
+    for index in range(wrappers[-1] - 1, -1, -1):
+        if _EXCEPTION_LINE.match(texts[index]) and _POINTS_ABOVE not in texts[index]:
+            return lines[index].strip()
+    return None
 
 
 def parse_show(text):

@@ -18,7 +18,9 @@ description:
     restarted by systemd (its C(NRestarts) grows) ends the wait at once instead of after
     O(timeout).
   - Every failure message ends with the last O(journal_lines) lines of the unit's journal, so
-    the reason (a Python traceback of C(vllm serve)) is in the task's output.
+    the reason (a Python traceback of C(vllm serve)) is in the task's output. When those lines end
+    with vLLM's "See root cause above" (its API server after the engine core failed), the
+    exception line of the failed process is looked for in the last 400 lines and named first.
   - Read-only; runs in check mode too.
 author:
   - ascend.vllm maintainers (@ascend-vllm)
@@ -134,6 +136,10 @@ from ansible.module_utils.common.text.converters import to_native
 
 from ansible_collections.ascend.vllm.plugins.module_utils import vllm_health as vh
 
+# How far back the root cause of a multi-process failure is looked for (vLLM's API server
+# traceback alone is about 40 lines).
+ROOT_CAUSE_LINES = 400
+
 
 def _request(url, api_key=None, data=None, timeout=30):
     headers = {'Accept': 'application/json'}
@@ -177,17 +183,22 @@ class Gate(object):
             return {'ActiveState': 'unknown', 'error': err.strip()}
         return vh.parse_show(out)
 
-    def journal(self):
+    def journal(self, lines=None):
         if not self.unit or self.params['journal_lines'] <= 0:
             return ''
         rc, out, err = self.module.run_command(
-            ['journalctl', '-u', self.unit, '-n', str(self.params['journal_lines']), '--no-pager', '-o', 'cat'],
+            ['journalctl', '-u', self.unit, '-n', str(lines or self.params['journal_lines']), '--no-pager', '-o', 'cat'],
             environ_update={'LC_ALL': 'C'})
         return out if rc == 0 else 'journalctl failed (rc %d): %s' % (rc, err.strip())
 
     def fail(self, message, **extra):
         journal = self.journal()
         if journal:
+            # A multi-process vLLM prints its own traceback after the failing process's: the
+            # cause can be above the quoted tail, so a longer read looks for it.
+            cause = vh.root_cause(self.journal(ROOT_CAUSE_LINES)) if 'See root cause above' in journal else None
+            if cause and cause not in journal:
+                message = '%s\nRoot cause, from an earlier journal line: %s' % (message, cause)
             message = '%s\nLast %d journal lines of %s:\n%s' % (message, self.params['journal_lines'], self.unit,
                                                                 journal.rstrip())
         self.module.fail_json(msg=message, journal=journal, **extra)

