@@ -27,8 +27,8 @@ def monitoring_rules(overrides=None):
     return _call(mon.alert_rules, overrides)
 
 
-def monitoring_threshold_problems(overrides=None):
-    return _call(mon.threshold_problems, overrides)
+def monitoring_settings_problems(config_dir, npu_exporter_port, node_exporter_port, overrides=None):
+    return _call(mon.settings_problems, config_dir, npu_exporter_port, node_exporter_port, overrides)
 
 
 def monitoring_scrape_configs(file_sd_dir, scrape_interval='15s'):
@@ -41,5 +41,5 @@ class FilterModule(object):
             'monitoring_targets': monitoring_targets,
             'monitoring_rules': monitoring_rules,
             'monitoring_scrape_configs': monitoring_scrape_configs,
-            'monitoring_threshold_problems': monitoring_threshold_problems,
+            'monitoring_settings_problems': monitoring_settings_problems,
         }

@@ -124,6 +124,26 @@ def threshold_problems(overrides=None):
     return []
 
 
+def _port(value, low, high):
+    try:
+        return low <= int(value) <= high
+    except (TypeError, ValueError):
+        return False
+
+
+def settings_problems(config_dir, npu_exporter_port, node_exporter_port, overrides=None):
+    """What is wrong with the role's variables, each message naming its variable; [] when fine."""
+    problems = []
+    if not isinstance(config_dir, str) or not config_dir.startswith('/'):
+        problems.append('monitoring_config_dir must be an absolute path, got %s' % (config_dir,))
+    if not _port(npu_exporter_port, 1025, 40000):
+        problems.append('monitoring_npu_exporter_port must be in 1025-40000 (what npu-exporter accepts), got %s'
+                        % (npu_exporter_port,))
+    if not _port(node_exporter_port, 1, 65535):
+        problems.append('monitoring_node_exporter_port must be a port, got %s' % (node_exporter_port,))
+    return problems + ['monitoring_thresholds: ' + problem for problem in threshold_problems(overrides)]
+
+
 def thresholds(overrides=None):
     """DEFAULT_THRESHOLDS with ``overrides`` applied; each must be a positive number."""
     if overrides is not None and not isinstance(overrides, dict):

@@ -8,8 +8,8 @@ FILTERS = monitoring.FilterModule().filters()
 
 
 def test_filters_are_registered():
-    assert sorted(FILTERS) == ['monitoring_rules', 'monitoring_scrape_configs', 'monitoring_targets',
-                               'monitoring_threshold_problems']
+    assert sorted(FILTERS) == ['monitoring_rules', 'monitoring_scrape_configs', 'monitoring_settings_problems',
+                               'monitoring_targets']
 
 
 def test_targets_ports_and_rules_thresholds_pass_through():
@@ -22,7 +22,8 @@ def test_targets_ports_and_rules_thresholds_pass_through():
     assert hot['expr'] == 'npu_chip_info_temperature >= 90'
     assert FILTERS['monitoring_scrape_configs']('/etc/p/', '30s')[0] == {
         'job_name': 'vllm', 'scrape_interval': '30s', 'file_sd_configs': [{'files': ['/etc/p/vllm.json']}]}
-    assert FILTERS['monitoring_threshold_problems']({'restarts': 0}) == ['restarts must be a positive number, got 0']
+    assert FILTERS['monitoring_settings_problems']('/etc/p', 8082, 9100, {'restarts': 0}) == [
+        'monitoring_thresholds: restarts must be a positive number, got 0']
 
 
 def test_errors_become_filter_errors():

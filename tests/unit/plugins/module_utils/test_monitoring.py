@@ -261,3 +261,14 @@ def test_threshold_problems_lists_each_or_none():
         'kv_cache_ratio is a fraction of 1, got 2', 'restarts must be a positive number, got -1']
     assert mon.threshold_problems({'kv_cache_ratio': 2}) == ['kv_cache_ratio is a fraction of 1, got 2']
     assert mon.threshold_problems([80]) == ['the thresholds must be a mapping, got [80]']
+
+
+def test_settings_problems_name_each_variable_in_order():
+    assert mon.settings_problems('/etc/prometheus/ascend-vllm', 8082, '9100', {}) == []
+    assert mon.settings_problems('relative/dir', 80, 'x', {'temperature': 80, 'kv_cache_ratio': 2}) == [
+        'monitoring_config_dir must be an absolute path, got relative/dir',
+        'monitoring_npu_exporter_port must be in 1025-40000 (what npu-exporter accepts), got 80',
+        'monitoring_node_exporter_port must be a port, got x',
+        'monitoring_thresholds: kv_cache_ratio is a fraction of 1, got 2',
+        'monitoring_thresholds: temperature is not a threshold (known: hbm_used_ratio, kv_cache_ratio, '
+        'requests_waiting, restarts, temperature_celsius)']
