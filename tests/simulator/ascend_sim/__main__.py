@@ -7,6 +7,7 @@
   sysfs [--state PATH] [--sysfs-root DIR]
   npu-smi ARGS...        the npu-smi command line
   hccn_tool ARGS...      the hccn_tool command line
+  npu-exporter ARGS...   the npu-exporter command line (Prometheus metrics of the node state)
 
 Every machine path is re-rooted by ``ASCEND_SIM_ROOT`` (see paths.py).
 """
@@ -15,7 +16,7 @@ import json
 import os
 import sys
 
-from . import devices, hccn_tool, npu_smi, profiles, state as state_mod, sysfs
+from . import devices, hccn_tool, npu_exporter, npu_smi, profiles, state as state_mod, sysfs
 from .paths import rooted, sim_root
 
 
@@ -130,6 +131,8 @@ def main(argv=None):
         return npu_smi.main(argv[1:])
     if argv and argv[0] == "hccn_tool":
         return hccn_tool.main(argv[1:])
+    if argv and argv[0] == "npu-exporter":
+        return npu_exporter.main(argv[1:])
     args = _parser().parse_args(argv)
     return {"init": cmd_init, "boot": cmd_boot, "set": cmd_set, "get": cmd_get, "sysfs": cmd_sysfs}[args.command](args)
 

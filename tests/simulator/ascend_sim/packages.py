@@ -28,8 +28,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 
 from . import versions
+from .paths import write_if_changed
 
 SIM_DIR = os.path.dirname(os.path.abspath(__file__))
 INSTALLER_DIR = os.path.join(SIM_DIR, "installer")
@@ -366,8 +368,46 @@ def _build_one(makeself, header, fingerprint_base, kind, version, chip, arch, na
         shutil.rmtree(work, ignore_errors=True)
 
 
+# npu-exporter (Ascend/mind-cluster releases): Ascend-mindxdl-npu-exporter_<version>_linux-<uname -m>.zip
+# holding the program, metricConfiguration.json and pluginConfiguration.json (component/npu-exporter/
+# build at v26.0.0; metricConfiguration.json lists the metric groups, every one "ON").
+NPU_EXPORTER_VERSION = "26.0.0"
+NPU_EXPORTER_WRAPPER = """#!/bin/sh
+# Stand-in npu-exporter %(version)s for linux-%(arch)s: serves the simulated node's state (tests/simulator).
+PYTHONPATH=/opt/ascend-sim/lib exec python3 -m ascend_sim npu-exporter "$@"
+"""
+NPU_EXPORTER_GROUPS = ("nodeBase", "ddr", "hccs", "npu", "network", "pcie", "roce", "sio", "vnpu", "version",
+                       "optical", "hbm", "ub")
+
+
+def npu_exporter_name(arch, version=NPU_EXPORTER_VERSION):
+    return "Ascend-mindxdl-npu-exporter_%s_linux-%s.zip" % (version, arch)
+
+
+def build_npu_exporter(out, arch, version=NPU_EXPORTER_VERSION):
+    """The zip, byte-identical on every build (fixed dates), so its SHA256 is stable."""
+    members = [
+        ("npu-exporter", NPU_EXPORTER_WRAPPER % {"version": version, "arch": arch}, 0o500),
+        ("metricConfiguration.json",
+         "[\n%s\n]" % ",\n".join('  {"metricsGroup": "%s", "state": "ON"}' % g for g in NPU_EXPORTER_GROUPS), 0o400),
+        ("pluginConfiguration.json", "[]", 0o400),
+    ]
+    path = os.path.join(out, npu_exporter_name(arch, version))
+    tmp = path + ".tmp"
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, text, mode in members:
+            info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
+            info.external_attr = (0o100000 | mode) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, text)
+    with open(tmp, "rb") as handle:
+        data = handle.read()
+    os.remove(tmp)
+    return os.path.basename(path), "built" if write_if_changed(path, data) == "written" else "up-to-date"
+
+
 def write_sums(out):
-    names = sorted(name for name in os.listdir(out) if name.endswith(".run"))
+    names = sorted(name for name in os.listdir(out) if name.endswith((".run", ".zip")))
     lines = ["%s  %s\n" % (sha256_file(os.path.join(out, name)), name) for name in names]
     tmp = os.path.join(out, SUMS + ".tmp")
     with open(tmp, "w") as handle:
@@ -412,6 +452,9 @@ def build(out, chip="910b", arch="aarch64", drivers=None, canns=None, corrupt=No
                     log("%s %s" % (status, name))
         with open(os.path.join(out, MANIFEST), "w") as handle:
             json.dump(manifest, handle, indent=2, sort_keys=True)
+        results.append(build_npu_exporter(out, arch))
+        if log:
+            log("%s %s" % (results[-1][1], results[-1][0]))
         write_sums(out)
         return results
     finally:

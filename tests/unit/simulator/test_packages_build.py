@@ -18,6 +18,8 @@ SIM = os.path.join(REPO, "tests", "simulator")
 DRIVER = "Ascend-hdk-910b-npu-driver_24.1.rc3_linux-aarch64.run"
 FIRMWARE = "Ascend-hdk-910b-npu-firmware_7.5.0.1.129.run"
 TOOLKIT = "Ascend-cann-toolkit_8.2.RC1_linux-aarch64.run"
+# MindCluster's npu-exporter, built beside the vendor packages of every chip and architecture.
+EXPORTER = "Ascend-mindxdl-npu-exporter_26.0.0_linux-aarch64.zip"
 
 
 @pytest.fixture(scope="module")
@@ -94,15 +96,15 @@ def test_build_writes_the_packages_and_sha256sums(built):
                             "Ascend-cann-nnal_8.2.RC1_linux-aarch64.run"])
     with open(os.path.join(built, "SHA256SUMS")) as handle:
         lines = handle.read().splitlines()
-    assert len(lines) == 5
+    assert len(lines) == 6 and lines[-1].endswith("  " + EXPORTER)
     for line in lines:
         digest, name = line.split("  ")
         with open(os.path.join(built, name), "rb") as handle:
             assert hashlib.sha256(handle.read()).hexdigest() == digest
-        assert os.access(os.path.join(built, name), os.X_OK)
+        assert os.access(os.path.join(built, name), os.X_OK) == name.endswith(".run")
     check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=built, stdout=subprocess.PIPE,
                            universal_newlines=True)
-    assert check.returncode == 0 and check.stdout.count(": OK") == 5
+    assert check.returncode == 0 and check.stdout.count(": OK") == 6
 
 
 def test_build_is_idempotent_and_rebuilds_a_changed_file(tmp_path):
@@ -116,7 +118,7 @@ def test_build_is_idempotent_and_rebuilds_a_changed_file(tmp_path):
     with open(os.path.join(out, DRIVER), "ab") as handle:
         handle.write(b"tampered")
     third = dict(packages.build(out, drivers=["24.1.rc3"], canns=[]))
-    assert third == {DRIVER: "built", FIRMWARE: "up-to-date"}
+    assert third == {DRIVER: "built", FIRMWARE: "up-to-date", EXPORTER: "up-to-date"}
 
 
 def test_cli_build_and_list(tmp_path):
