@@ -35,6 +35,20 @@ def monitoring_scrape_configs(file_sd_dir, scrape_interval='15s'):
     return _call(mon.scrape_configs, file_sd_dir, scrape_interval)
 
 
+def monitoring_exporter_plan(address, architecture, install_path, install_dir, npu_exporter_port=mon.NPU_EXPORTER_PORT,
+                             node_exporter_port=mon.NODE_EXPORTER_PORT, update_time=5, version=mon.NPU_EXPORTER_VERSION):
+    return _call(mon.exporter_plan, address, architecture, install_path, install_dir, npu_exporter_port,
+                 node_exporter_port, update_time, version)
+
+
+def monitoring_dashboard(title='Ascend vLLM fleet', uid=mon.DASHBOARD_UID):
+    return _call(mon.dashboard, title, uid)
+
+
+def monitoring_exporter_findings(npu_text, node_text, chip_count, units=()):
+    return _call(mon.exporter_findings, npu_text, node_text, chip_count, units)
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -42,4 +56,7 @@ class FilterModule(object):
             'monitoring_rules': monitoring_rules,
             'monitoring_scrape_configs': monitoring_scrape_configs,
             'monitoring_settings_problems': monitoring_settings_problems,
+            'monitoring_exporter_plan': monitoring_exporter_plan,
+            'monitoring_dashboard': monitoring_dashboard,
+            'monitoring_exporter_findings': monitoring_exporter_findings,
         }

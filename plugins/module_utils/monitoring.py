@@ -30,10 +30,21 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import ipaddress
 import re
 
 NPU_EXPORTER_PORT = 8082
 NODE_EXPORTER_PORT = 9100
+# The MindCluster release installed on the nodes: its package is
+# Ascend-mindxdl-npu-exporter_<version>_linux-<uname -m>.zip (Ascend/mind-cluster releases), holding
+# the program and its metricConfiguration.json / pluginConfiguration.json.
+NPU_EXPORTER_VERSION = '26.0.0'
+NPU_EXPORTER_ARCHES = ('x86_64', 'aarch64')
+# npu-exporter's default -logFile (cmd/npu-exporter/main.go); its directory is the unit's only writable path.
+NPU_EXPORTER_LOG = '/var/log/mindx-dl/npu-exporter/npu-exporter.log'
+# The units node_exporter's systemd collector reports: the ones the alert rules and dashboard read.
+# "[.]" instead of a backslash: the pattern travels through an EnvironmentFile, which treats backslashes.
+SYSTEMD_UNITS = '(vllm-.+|ray-.+|npu-exporter)[.]service'
 
 # Each alert: its threshold variable (None when it has none), severity, the expression with
 # {threshold} where the threshold goes, how long it must hold, and a runbook line: what to look
@@ -74,6 +85,11 @@ _ALERTS = (
      'vLLM {{ $labels.vllm_instance }} on {{ $labels.host }} does not answer on /metrics',
      'The server is down or not yet loaded: `systemctl status vllm-<instance>` and its journal on the '
      'node; the verify playbook names what drifted.'),
+    ('VllmWorkerMissing', None, 'critical',
+     'up{{job="node_exporter",vllm_role="worker"}} == 0', '2m',
+     'Worker {{ $labels.host }} of the multi-node vLLM {{ $labels.vllm_instance }} does not answer',
+     'The node (or its node_exporter) is gone: the head cannot serve without every rank. Reach the '
+     'node, then run the vllm_service playbook for the group; verify names the missing host.'),
     ('VllmUnitNotActive', None, 'critical',
      'node_systemd_unit_state{{name=~"vllm-.+\\\\.service",state="active"}} == 0', '2m',
      '{{ $labels.name }} on {{ $labels.host }} is not active',
@@ -207,9 +223,13 @@ def scrape_targets(nodes, npu_exporter_port=NPU_EXPORTER_PORT, node_exporter_por
         if node['host'] in seen:
             raise MonitoringError('%s is listed twice' % node['host'])
         seen.add(node['host'])
-        jobs['npu_exporter'].append({'targets': [_address(node, npu_exporter_port)], 'labels': _labels(node)})
-        jobs['node_exporter'].append({'targets': [_address(node, node_exporter_port)], 'labels': _labels(node)})
         service = node.get('vllm')
+        # The nodes of a multi-node service carry its instance and their role on every job, so an
+        # alert can name the worker that is missing.
+        group = ({'vllm_instance': service['instance'], 'vllm_role': service['role']}
+                 if service and service.get('role') in ('head', 'worker') else {})
+        jobs['npu_exporter'].append({'targets': [_address(node, npu_exporter_port)], 'labels': _labels(node, group)})
+        jobs['node_exporter'].append({'targets': [_address(node, node_exporter_port)], 'labels': _labels(node, group)})
         if service and service.get('role', 'single') in ('single', 'head'):
             jobs['vllm'].append({'targets': [_address(node, int(service['port']))],
                                  'labels': _labels(node, {'vllm_instance': service['instance'],
@@ -223,3 +243,201 @@ def scrape_configs(file_sd_dir, scrape_interval='15s'):
     return [{'job_name': job, 'scrape_interval': scrape_interval,
              'file_sd_configs': [{'files': ['%s/%s.json' % (file_sd_dir.rstrip('/'), job)]}]}
             for job in ('vllm', 'npu_exporter', 'node_exporter')]
+
+
+def exporter_plan(address, architecture, install_path, install_dir, npu_exporter_port=NPU_EXPORTER_PORT,
+                  node_exporter_port=NODE_EXPORTER_PORT, update_time=5, version=NPU_EXPORTER_VERSION):
+    """How the two exporters run on one node.
+
+    npu-exporter listens on one IP address (its ``-ip`` takes no host name and refuses an empty
+    one) and loads the driver's libdcmi.so through LD_LIBRARY_PATH (<install_path>/driver/lib64/
+    driver and common); node_exporter gets the same address, the systemd collector and its
+    restart counter (the rules read both). -> {'address', 'npu_exporter': {package, dir, binary,
+    argv, log_dir, environment}, 'node_exporter': {args}}."""
+    problems = []
+    try:
+        ip = str(ipaddress.ip_address(u'%s' % (address,)))
+    except ValueError:
+        ip = None
+        problems.append('monitoring_address must be an IP address of the node for the exporters to listen on '
+                        "(npu-exporter's -ip takes no host name), got %r" % (address,))
+    if architecture not in NPU_EXPORTER_ARCHES:
+        problems.append('npu-exporter is published for %s, not %r' % (' and '.join(NPU_EXPORTER_ARCHES), architecture))
+    if isinstance(update_time, bool) or not _port(update_time, 1, 60):
+        problems.append('monitoring_npu_exporter_update_time must be 1-60 seconds (its -updateTime), got %r'
+                        % (update_time,))
+    if not isinstance(install_dir, str) or not install_dir.startswith('/'):
+        problems.append('monitoring_npu_exporter_dir must be an absolute path, got %r' % (install_dir,))
+    if problems:
+        raise MonitoringError('; '.join(problems))
+    listen = '[%s]' % ip if ':' in ip else ip
+    directory = '%s/%s' % (install_dir.rstrip('/'), version)
+    binary = directory + '/npu-exporter'
+    driver = install_path.rstrip('/') + '/driver/lib64'
+    return {
+        'address': ip,
+        'npu_exporter': {
+            'package': 'Ascend-mindxdl-npu-exporter_%s_linux-%s.zip' % (version, architecture),
+            'dir': directory,
+            'binary': binary,
+            'argv': [binary, '-ip=%s' % ip, '-port=%d' % int(npu_exporter_port), '-updateTime=%d' % int(update_time),
+                     '-logFile=%s' % NPU_EXPORTER_LOG],
+            'log_dir': NPU_EXPORTER_LOG.rsplit('/', 1)[0],
+            'environment': {'LD_LIBRARY_PATH': '%s/driver:%s/common' % (driver, driver)},
+        },
+        'node_exporter': {
+            'args': ['--web.listen-address=%s:%d' % (listen, int(node_exporter_port)), '--collector.systemd',
+                     '--collector.systemd.enable-restarts-metrics',
+                     '--collector.systemd.unit-include=%s' % SYSTEMD_UNITS],
+        },
+    }
+
+
+# The Grafana dashboard: one row per concern, every query filtered by the host variable. Metric
+# names as the alert rules (npu-exporter, vLLM, node_exporter); vLLM's latency histograms
+# vllm:time_to_first_token_seconds and vllm:e2e_request_latency_seconds keep their names across the
+# stack's releases, the KV-cache gauge does not (hence the "or").
+_DASHBOARD_ROWS = (
+    ('NPUs (npu-exporter)', (
+        ('NPU health (1 healthy, 0 unhealthy, -1 unknown)', 'state-timeline', 'none',
+         'npu_chip_info_health_status{host=~"$host"}', '{{host}} NPU {{id}}'),
+        ('NPU temperature', 'timeseries', 'celsius', 'npu_chip_info_temperature{host=~"$host"}', '{{host}} NPU {{id}}'),
+        ('HBM used', 'timeseries', 'percentunit',
+         'npu_chip_info_hbm_used_memory{host=~"$host"} / npu_chip_info_hbm_total_memory{host=~"$host"}',
+         '{{host}} NPU {{id}}'),
+        ('AI core utilization', 'timeseries', 'percent', 'npu_chip_info_utilization{host=~"$host"}', '{{host}} NPU {{id}}'),
+    )),
+    ('vLLM', (
+        ('Generated tokens per second', 'timeseries', 'none',
+         'sum by (host, vllm_instance) (rate(vllm:generation_tokens_total{host=~"$host"}[1m]))',
+         '{{host}} {{vllm_instance}}'),
+        ('Time to first token, p95', 'timeseries', 's',
+         'histogram_quantile(0.95, sum by (le, host, vllm_instance) '
+         '(rate(vllm:time_to_first_token_seconds_bucket{host=~"$host"}[5m])))', '{{host}} {{vllm_instance}}'),
+        ('End-to-end request latency, p95', 'timeseries', 's',
+         'histogram_quantile(0.95, sum by (le, host, vllm_instance) '
+         '(rate(vllm:e2e_request_latency_seconds_bucket{host=~"$host"}[5m])))', '{{host}} {{vllm_instance}}'),
+        ('Requests running and waiting', 'timeseries', 'none',
+         'sum by (host, vllm_instance) (vllm:num_requests_running{host=~"$host"})', 'running {{host}} {{vllm_instance}}',
+         'sum by (host, vllm_instance) (vllm:num_requests_waiting{host=~"$host"})', 'waiting {{host}} {{vllm_instance}}'),
+        ('KV cache used', 'timeseries', 'percentunit',
+         'max by (host, vllm_instance) (vllm:kv_cache_usage_perc{host=~"$host"} or vllm:gpu_cache_usage_perc{host=~"$host"})',
+         '{{host}} {{vllm_instance}}'),
+    )),
+    ('Services (node_exporter)', (
+        ('Units active', 'state-timeline', 'none', 'node_systemd_unit_state{host=~"$host",state="active"}',
+         '{{host}} {{name}}'),
+        ('Unit restarts in 15 minutes', 'timeseries', 'none',
+         'increase(node_systemd_service_restart_total{host=~"$host"}[15m])', '{{host}} {{name}}'),
+    )),
+)
+DASHBOARD_UID = 'ascend-vllm-fleet'
+# Grafana's dashboard JSON model version written (Grafana 10.4 and later read it as it is).
+DASHBOARD_SCHEMA_VERSION = 39
+
+
+def dashboard(title='Ascend vLLM fleet', uid=DASHBOARD_UID):
+    """The Grafana dashboard (JSON model) of the fleet: per-node NPU health, temperature, HBM and
+    utilization; vLLM throughput, latency, queue and KV cache; the units' state and restarts.
+    Its data source is a variable, so it imports into any Grafana with a Prometheus."""
+    source = {'type': 'prometheus', 'uid': '${datasource}'}
+    panels = []
+    y = 0
+    for row_title, row_panels in _DASHBOARD_ROWS:
+        panels.append({'type': 'row', 'title': row_title, 'collapsed': False, 'id': len(panels) + 1,
+                       'gridPos': {'h': 1, 'w': 24, 'x': 0, 'y': y}, 'panels': []})
+        y += 1
+        for index, spec in enumerate(row_panels):
+            panel_title, kind, unit = spec[:3]
+            pairs = list(zip(spec[3::2], spec[4::2]))
+            panels.append({
+                'type': kind,
+                'title': panel_title,
+                'id': len(panels) + 1,
+                'datasource': source,
+                'gridPos': {'h': 8, 'w': 12, 'x': 12 * (index % 2), 'y': y + 8 * (index // 2)},
+                'fieldConfig': {'defaults': {'unit': unit}, 'overrides': []},
+                'options': {'legend': {'displayMode': 'list', 'placement': 'bottom', 'showLegend': True}},
+                'targets': [{'refId': chr(ord('A') + number), 'datasource': source, 'expr': expr,
+                             'legendFormat': legend}
+                            for number, (expr, legend) in enumerate(pairs)],
+            })
+        y += 8 * ((len(row_panels) + 1) // 2)
+    return {
+        'uid': uid,
+        'title': title,
+        'tags': ['ascend', 'vllm', 'npu'],
+        'timezone': 'browser',
+        'editable': True,
+        'schemaVersion': DASHBOARD_SCHEMA_VERSION,
+        'refresh': '30s',
+        'time': {'from': 'now-6h', 'to': 'now'},
+        'templating': {'list': [
+            {'name': 'datasource', 'label': 'Prometheus', 'type': 'datasource', 'query': 'prometheus'},
+            {'name': 'host', 'label': 'Node', 'type': 'query', 'datasource': source,
+             'query': {'query': 'label_values(npu_chip_info_health_status, host)', 'refId': 'hosts'},
+             'definition': 'label_values(npu_chip_info_health_status, host)', 'refresh': 2,
+             'multi': True, 'includeAll': True, 'current': {'text': 'All', 'value': '$__all'}},
+        ]},
+        'annotations': {'list': []},
+        'panels': panels,
+    }
+
+
+def dashboard_queries(model):
+    """Every PromQL expression of a dashboard, in panel order (for checking them)."""
+    return [target['expr'] for panel in model.get('panels', []) for target in panel.get('targets', [])]
+
+
+_SAMPLE = re.compile(r'^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\S+)?$')
+_LABEL = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"')
+
+
+def parse_exposition(text):
+    """The samples of a Prometheus text exposition as [(name, {label: value}, float)]; comments,
+    blank lines and values that are not numbers are left out."""
+    samples = []
+    for line in (text or '').splitlines():
+        line = line.strip()
+        if not line or line.startswith('#'):
+            continue
+        match = _SAMPLE.match(line)
+        if not match:
+            continue
+        try:
+            value = float(match.group(3))
+        except ValueError:
+            continue
+        labels = dict((key, raw.replace('\\"', '"').replace('\\n', '\n').replace('\\\\', '\\'))
+                      for key, raw in _LABEL.findall(match.group(2) or ''))
+        samples.append((match.group(1), labels, value))
+    return samples
+
+
+def exporter_findings(npu_text, node_text, chip_count, units=()):
+    """What verify reports from the two exporters' /metrics: npu-exporter sees ``chip_count``
+    chips (npu-smi's count) and each one healthy, node_exporter reports each of ``units`` active.
+    -> {'ok': bool, 'detail': str}; ``npu_text`` / ``node_text`` None when the exporter did not answer."""
+    problems = []
+    parts = []
+    if npu_text is None:
+        problems.append('npu-exporter does not answer on /metrics')
+    else:
+        health = dict((labels.get('id'), value) for name, labels, value in parse_exposition(npu_text)
+                      if name == 'npu_chip_info_health_status')
+        unhealthy = sorted((chip for chip, value in health.items() if value != 1), key=lambda chip: int(chip or 0))
+        if len(health) != int(chip_count):
+            problems.append('npu-exporter reports %d chips, npu-smi %d' % (len(health), int(chip_count)))
+        if unhealthy:
+            problems.append('npu-exporter reports NPU %s not healthy' % ', '.join(unhealthy))
+        parts.append('npu-exporter: %d chips, %d healthy' % (len(health), len(health) - len(unhealthy)))
+    if node_text is None:
+        problems.append('node_exporter does not answer on /metrics')
+    else:
+        active = set(labels.get('name') for name, labels, value in parse_exposition(node_text)
+                     if name == 'node_systemd_unit_state' and labels.get('state') == 'active' and value == 1)
+        missing = [unit for unit in units if unit not in active]
+        if missing:
+            problems.append('node_exporter does not report %s active' % ', '.join(missing))
+        parts.append('node_exporter: %s active' % (', '.join(unit for unit in units if unit in active) or 'answers'))
+    return {'ok': not problems, 'detail': '; '.join(problems or parts)}

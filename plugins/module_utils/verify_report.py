@@ -23,6 +23,7 @@ SKIPPABLE = (
     ('hccn', ('hccn',)),
     ('ray_cluster', ('ray_cluster',)),
     ('vllm_service', ('vllm_service',)),
+    ('monitoring', ('monitoring',)),
 )
 SKIP_NAMES = tuple(pair[0] for pair in SKIPPABLE)
 

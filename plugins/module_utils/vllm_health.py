@@ -9,6 +9,8 @@ __metaclass__ = type
 import json
 import re
 
+from ansible_collections.ascend.vllm.plugins.module_utils.monitoring import parse_exposition
+
 # vLLM prefixes each line of its processes with "(<process> pid=<n>) " (v0.23.0: APIServer,
 # EngineCore, EngineCore_DP0, Worker, ...), and the lines its logger writes with
 # "<LEVEL> <mm-dd hh:mm:ss> [<file>:<line>] " (a traceback logged with logger.exception).
@@ -125,22 +127,8 @@ def parse_metrics(text):
     """The ``LOAD_METRICS`` of a Prometheus text exposition, each summed over its series (one per
     engine and model), as ``{key: float or None}``; None for a metric the text does not have."""
     sums = {}
-    for line in (text or '').splitlines():
-        line = line.strip()
-        if not line or line.startswith('#'):
-            continue
-        if '{' in line:
-            name_part, rest = line.split('{', 1)[0], line.rsplit('}', 1)[1]
-        else:
-            name_part, rest = (line.split(None, 1) + [''])[:2]
-        fields = rest.split()
-        if not fields:
-            continue
-        try:
-            value = float(fields[0])
-        except ValueError:
-            continue
-        sums[name_part] = sums.get(name_part, 0.0) + value
+    for name, _labels, value in parse_exposition(text):
+        sums[name] = sums.get(name, 0.0) + value
     return dict((key, sums.get(name)) for key, name in LOAD_METRICS)
 
 

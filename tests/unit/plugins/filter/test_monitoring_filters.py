@@ -8,7 +8,8 @@ FILTERS = monitoring.FilterModule().filters()
 
 
 def test_filters_are_registered():
-    assert sorted(FILTERS) == ['monitoring_rules', 'monitoring_scrape_configs', 'monitoring_settings_problems',
+    assert sorted(FILTERS) == ['monitoring_dashboard', 'monitoring_exporter_findings', 'monitoring_exporter_plan',
+                               'monitoring_rules', 'monitoring_scrape_configs', 'monitoring_settings_problems',
                                'monitoring_targets']
 
 
@@ -31,3 +32,11 @@ def test_errors_become_filter_errors():
         FILTERS['monitoring_rules']({'temperature': 80})
     with pytest.raises(AnsibleFilterError, match='scrape_targets: n1 is listed twice'):
         FILTERS['monitoring_targets']([{'host': 'n1'}, {'host': 'n1'}])
+
+
+def test_exporter_plan_passes_ports_and_refuses_a_host_name():
+    plan = FILTERS['monitoring_exporter_plan']('10.0.0.1', 'x86_64', '/usr/local/Ascend', '/opt/npu-exporter', 9000, 9200, 3)
+    assert plan['npu_exporter']['argv'][1:4] == ['-ip=10.0.0.1', '-port=9000', '-updateTime=3']
+    assert plan['node_exporter']['args'][0] == '--web.listen-address=10.0.0.1:9200'
+    with pytest.raises(AnsibleFilterError, match="exporter_plan: monitoring_address must be an IP address"):
+        FILTERS['monitoring_exporter_plan']('n1', 'x86_64', '/usr/local/Ascend', '/opt/npu-exporter')

@@ -39,6 +39,11 @@ UNIT = 'host="a2-2", chip_family="910b", release="2026.09", name="vllm-main.serv
 UNIT_LABELS = {'host': 'a2-2', 'chip_family': '910b', 'release': '2026.09', 'name': 'vllm-main.service',
                'job': 'node_exporter', 'instance': '10.0.0.12:9100'}
 
+WORKER = 'host="a2-2", chip_family="910b", release="2026.09", vllm_instance="main", vllm_role="worker", ' \
+         'job="node_exporter", instance="10.0.0.12:9100"'
+WORKER_LABELS = {'host': 'a2-2', 'chip_family': '910b', 'release': '2026.09', 'vllm_instance': 'main',
+                 'vllm_role': 'worker', 'job': 'node_exporter', 'instance': '10.0.0.12:9100'}
+
 
 def runbook(alert):
     rules = mon.alert_rules()['groups'][0]['rules']
@@ -77,14 +82,14 @@ def case(series, values, alert, eval_time, expected):
 def test_promtool_accepts_the_rules_file(tmp_path):
     run = promtool('check', 'rules', str(write_rules(tmp_path)))
     assert run.returncode == 0, run.stdout + run.stderr
-    assert 'SUCCESS: 11 rules found' in run.stdout
+    assert 'SUCCESS: 12 rules found' in run.stdout
 
 
 def test_every_rule_has_a_severity_a_summary_and_a_runbook():
     rules = mon.alert_rules()['groups'][0]['rules']
     assert [rule['alert'] for rule in rules] == [
         'AscendNpuUnhealthy', 'AscendNpuHealthUnknown', 'AscendNpuHot', 'AscendNpuHbmNearlyFull',
-        'AscendNpuNetworkUnhealthy', 'AscendRoceLinkDown', 'VllmMetricsDown', 'VllmUnitNotActive',
+        'AscendNpuNetworkUnhealthy', 'AscendRoceLinkDown', 'VllmMetricsDown', 'VllmWorkerMissing', 'VllmUnitNotActive',
         'VllmUnitRestarting', 'VllmRequestsWaiting', 'VllmKvCacheFull']
     for rule in rules:
         assert rule['labels']['severity'] in ('critical', 'warning')
@@ -176,6 +181,11 @@ def test_vllm_down_not_active_and_restarting_fire(tmp_path):
         case('node_systemd_service_restart_total{%s}' % UNIT, '0 0 1 2 3 3', 'VllmUnitRestarting', '5m',
              [(dict(UNIT_LABELS, severity='warning'), 'vllm-main.service on a2-2 restarted 3 times in 15 minutes')]),
         case('node_systemd_service_restart_total{%s}' % UNIT, '0 0 0 0 1 1', 'VllmUnitRestarting', '5m', []),
+        case('up{%s}' % WORKER, '1 0 0 0', 'VllmWorkerMissing', '3m',
+             [(dict(WORKER_LABELS, severity='critical'), 'Worker a2-2 of the multi-node vLLM main does not answer')]),
+        case('up{%s}' % WORKER, '1 1 1 1', 'VllmWorkerMissing', '3m', []),
+        # A single node's node_exporter is not a worker.
+        case('up{%s}' % UNIT.replace('name="vllm-main.service", ', ''), '0 0 0 0', 'VllmWorkerMissing', '3m', []),
     ])
     assert run.returncode == 0, run.stdout + run.stderr
 
@@ -227,6 +237,10 @@ def test_targets_per_job_with_the_labels_operators_filter_by():
     assert [group['targets'] for group in jobs['npu_exporter']] == [['10.0.0.11:8082'], ['10.0.0.12:8082'], ['[fd00::13]:8082']]
     assert [group['targets'] for group in jobs['node_exporter']] == [['10.0.0.11:9100'], ['10.0.0.12:9100'], ['[fd00::13]:9100']]
     assert jobs['node_exporter'][2]['labels'] == {'host': 'a2-3', 'chip_family': '910b', 'release': '2026.09'}
+    # The nodes of a multi-node service: its instance and their role on every job.
+    assert jobs['node_exporter'][1]['labels'] == {'host': 'a2-2', 'chip_family': '910b', 'release': '2026.09',
+                                                  'vllm_instance': 'main', 'vllm_role': 'worker'}
+    assert jobs['npu_exporter'][0]['labels']['vllm_role'] == 'head'
     json.dumps(jobs)  # what file_sd reads
 
 
@@ -272,3 +286,74 @@ def test_settings_problems_name_each_variable_in_order():
         'monitoring_thresholds: kv_cache_ratio is a fraction of 1, got 2',
         'monitoring_thresholds: temperature is not a threshold (known: hbm_used_ratio, kv_cache_ratio, '
         'requests_waiting, restarts, temperature_celsius)']
+
+
+def test_exporter_plan_for_an_aarch64_node():
+    plan = mon.exporter_plan('10.0.0.5', 'aarch64', '/usr/local/Ascend', '/opt/npu-exporter/', 8083, 9101, 2)
+    assert plan['address'] == '10.0.0.5'
+    assert plan['npu_exporter'] == {
+        'package': 'Ascend-mindxdl-npu-exporter_26.0.0_linux-aarch64.zip',
+        'dir': '/opt/npu-exporter/26.0.0',
+        'binary': '/opt/npu-exporter/26.0.0/npu-exporter',
+        'argv': ['/opt/npu-exporter/26.0.0/npu-exporter', '-ip=10.0.0.5', '-port=8083', '-updateTime=2',
+                 '-logFile=/var/log/mindx-dl/npu-exporter/npu-exporter.log'],
+        'log_dir': '/var/log/mindx-dl/npu-exporter',
+        'environment': {'LD_LIBRARY_PATH': '/usr/local/Ascend/driver/lib64/driver:/usr/local/Ascend/driver/lib64/common'},
+    }
+    assert plan['node_exporter']['args'] == [
+        '--web.listen-address=10.0.0.5:9101', '--collector.systemd', '--collector.systemd.enable-restarts-metrics',
+        '--collector.systemd.unit-include=(vllm-.+|ray-.+|npu-exporter)[.]service']
+
+
+def test_exporter_plan_ipv6_listen_address_is_bracketed_for_node_exporter_only():
+    plan = mon.exporter_plan('fd00::5', 'x86_64', '/usr/local/Ascend', '/opt/npu-exporter')
+    assert plan['npu_exporter']['argv'][1] == '-ip=fd00::5'
+    assert plan['node_exporter']['args'][0] == '--web.listen-address=[fd00::5]:9100'
+    assert plan['npu_exporter']['package'].endswith('_linux-x86_64.zip')
+
+
+def test_exporter_plan_refuses_naming_each_variable():
+    with pytest.raises(mon.MonitoringError) as err:
+        mon.exporter_plan('node-1.example', 'ppc64le', '/usr/local/Ascend', 'opt', update_time=0)
+    assert str(err.value) == (
+        "monitoring_address must be an IP address of the node for the exporters to listen on (npu-exporter's -ip "
+        "takes no host name), got 'node-1.example'; npu-exporter is published for x86_64 and aarch64, not 'ppc64le'; "
+        "monitoring_npu_exporter_update_time must be 1-60 seconds (its -updateTime), got 0; "
+        "monitoring_npu_exporter_dir must be an absolute path, got 'opt'")
+
+
+# --------------------------------------------------------------------------- exporters' /metrics
+NPU_TEXT = '''# HELP npu_chip_info_health_status the npu health status
+# TYPE npu_chip_info_health_status gauge
+npu_chip_info_health_status{container_name="",id="0",model_name="910B3-Ascend-V1",namespace="",pcie_bus_info="0000:C1:00.0",pod_name="",vdie_id=""} 1
+npu_chip_info_health_status{container_name="",id="1",model_name="910B3-Ascend-V1",namespace="",pcie_bus_info="0000:C2:00.0",pod_name="",vdie_id=""} 0
+npu_chip_info_temperature{id="0"} 51 1606402000
+'''
+NODE_TEXT = '''node_systemd_unit_state{name="vllm-main.service",state="active",type="simple"} 1
+node_systemd_unit_state{name="vllm-main.service",state="failed",type="simple"} 0
+node_systemd_unit_state{name="npu-exporter.service",state="active",type="simple"} 0
+node_systemd_unit_state{name="npu-exporter.service",state="activating",type="simple"} 1
+'''
+
+
+def test_parse_exposition_reads_labels_values_and_timestamps():
+    samples = mon.parse_exposition(NPU_TEXT + 'up 1\nbad{a="b"} NaNx\nescaped{a="x\\"y"} 2\n')
+    assert samples[0] == ('npu_chip_info_health_status', {
+        'container_name': '', 'id': '0', 'model_name': '910B3-Ascend-V1', 'namespace': '',
+        'pcie_bus_info': '0000:C1:00.0', 'pod_name': '', 'vdie_id': ''}, 1.0)
+    assert samples[2] == ('npu_chip_info_temperature', {'id': '0'}, 51.0)
+    assert samples[3:] == [('up', {}, 1.0), ('escaped', {'a': 'x"y'}, 2.0)]
+
+
+def test_exporter_findings_name_each_problem():
+    found = mon.exporter_findings(NPU_TEXT, NODE_TEXT, 8, ['npu-exporter.service', 'vllm-main.service'])
+    assert found == {'ok': False, 'detail': 'npu-exporter reports 2 chips, npu-smi 8; npu-exporter reports NPU 1 not '
+                                            'healthy; node_exporter does not report npu-exporter.service active'}
+    assert mon.exporter_findings(None, None, 8) == {
+        'ok': False, 'detail': 'npu-exporter does not answer on /metrics; node_exporter does not answer on /metrics'}
+
+
+def test_exporter_findings_when_all_is_well():
+    text = NPU_TEXT.replace('} 0\n', '} 1\n')
+    assert mon.exporter_findings(text, NODE_TEXT, 2, ['vllm-main.service']) == {
+        'ok': True, 'detail': 'npu-exporter: 2 chips, 2 healthy; node_exporter: vllm-main.service active'}
