@@ -349,6 +349,9 @@ def test_exporter_findings_name_each_problem():
     found = mon.exporter_findings(NPU_TEXT, NODE_TEXT, 8, ['npu-exporter.service', 'vllm-main.service'])
     assert found == {'ok': False, 'detail': 'npu-exporter reports 2 chips, npu-smi 8; npu-exporter reports NPU 1 not '
                                             'healthy; node_exporter does not report npu-exporter.service active'}
+    # npu-smi failed: no count to compare, the health still counts.
+    assert mon.exporter_findings(NPU_TEXT, None, None) == {
+        'ok': False, 'detail': 'npu-exporter reports NPU 1 not healthy; node_exporter does not answer on /metrics'}
     assert mon.exporter_findings(None, None, 8) == {
         'ok': False, 'detail': 'npu-exporter does not answer on /metrics; node_exporter does not answer on /metrics'}
 
