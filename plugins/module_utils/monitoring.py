@@ -10,11 +10,13 @@ family, stack release and, for vLLM, the service instance and its role.
 
 The alert rules read metrics whose names and meanings come from their exporters:
 
-- npu-exporter (Ascend/mind-cluster, component/npu-exporter at v26.1.0): every metric is a
+- npu-exporter (Ascend/mind-cluster, component/npu-exporter at v26.0.0): every metric is a
   gauge labelled ``id`` (physical chip id), ``model_name``, ``vdie_id``, ``pcie_bus_info``;
-  ``npu_chip_info_health_status`` and ``npu_chip_info_network_status`` are 1 healthy, 0
-  unhealthy, -1 unknown; ``npu_chip_info_link_status`` 1 up, 0 down, -1 unknown (from
-  ``hccn_tool -link``); ``npu_chip_info_temperature`` in degrees Celsius;
+  ``npu_chip_info_health_status`` 1 healthy, 0 otherwise (a failed read too);
+  ``npu_chip_info_network_status`` 1 for net health Success or Init, 0 otherwise;
+  ``npu_chip_info_link_status`` 1 up, 0 down; a value it cannot read (-1) is dropped, not
+  exported (collector/metrics/common_utils.go validateNum), so "unknown" is a missing series;
+  ``machine_npu_nums`` counts the chips; ``npu_chip_info_temperature`` in degrees Celsius;
   ``npu_chip_info_hbm_used_memory`` / ``_total_memory`` in MB (collector/metrics/
   collector_for_npu.go, collector_for_hbm.go, collector_for_network.go). Default port 8082.
 - vLLM's /metrics (vllm/v1/metrics/loggers.py at v0.23.0): ``vllm:num_requests_waiting``,
@@ -43,7 +45,7 @@ NPU_EXPORTER_ARCHES = ('x86_64', 'aarch64')
 # npu-exporter's default -logFile (cmd/npu-exporter/main.go); its directory is the unit's only writable path.
 NPU_EXPORTER_LOG = '/var/log/mindx-dl/npu-exporter/npu-exporter.log'
 # The units node_exporter's systemd collector reports: the ones the alert rules and dashboard read.
-# "[.]" instead of a backslash: the pattern travels through an EnvironmentFile, which treats backslashes.
+# "[.]" instead of a backslash: systemd treats backslashes in the drop-in's ExecStart as escapes.
 SYSTEMD_UNITS = '(vllm-.+|ray-.+|npu-exporter)[.]service'
 
 # Each alert: its threshold variable (None when it has none), severity, the expression with
@@ -55,9 +57,12 @@ _ALERTS = (
      'NPU {{ $labels.id }} on {{ $labels.host }} reports an unhealthy state',
      'Run `npu-smi info -t health -i <card>` on the node and the diagnostics playbook; the chip serves '
      'nothing reliable until the driver reports it OK (a reset or a replacement through the vendor).'),
+    # npu-exporter drops a value it cannot read (-1) instead of exporting it: a chip whose health it
+    # cannot read is a missing series, seen against the chips it counts.
     ('AscendNpuHealthUnknown', None, 'warning',
-     'npu_chip_info_health_status == -1', '5m',
-     'npu-exporter cannot read the health of NPU {{ $labels.id }} on {{ $labels.host }}',
+     'machine_npu_nums > on (instance) group_left count by (instance) (npu_chip_info_health_status)'
+     ' or (machine_npu_nums > 0 unless on (instance) npu_chip_info_health_status)', '5m',
+     'npu-exporter on {{ $labels.host }} reads the health of fewer NPUs than the {{ $value }} it counts',
      'npu-smi fails on the node while another process holds the device or the driver is gone: '
      'run `npu-smi info` there, then the verify playbook.'),
     ('AscendNpuHot', 'temperature_celsius', 'warning',
@@ -299,7 +304,7 @@ def exporter_plan(address, architecture, install_path, install_dir, npu_exporter
 # stack's releases, the KV-cache gauge does not (hence the "or").
 _DASHBOARD_ROWS = (
     ('NPUs (npu-exporter)', (
-        ('NPU health (1 healthy, 0 unhealthy, -1 unknown)', 'state-timeline', 'none',
+        ('NPU health (1 healthy, 0 unhealthy)', 'state-timeline', 'none',
          'npu_chip_info_health_status{host=~"$host"}', '{{host}} NPU {{id}}'),
         ('NPU temperature', 'timeseries', 'celsius', 'npu_chip_info_temperature{host=~"$host"}', '{{host}} NPU {{id}}'),
         ('HBM used', 'timeseries', 'percentunit',

@@ -1,27 +1,38 @@
 """Stand-in for Huawei's npu-exporter (MindCluster), serving the node state as Prometheus metrics.
 
-Sources (Ascend/mind-cluster at v26.0.0, ``component/npu-exporter``):
+Sources (Ascend/mind-cluster at v26.0.0, ``component/``):
 
-- ``cmd/npu-exporter/main.go``: Go ``flag`` options ``-ip`` (no default: an empty or unparsable
-  address logs "the listen ip is invalid" and the program ends with status 0), ``-port`` (8082,
-  1025-40000, "the port is invalid"), ``-updateTime`` (5, 1-60 s, "the updateTime is invalid"),
-  ``-logFile`` (default /var/log/mindx-dl/npu-exporter/npu-exporter.log), ``-version`` ("NPU-exporter
-  version: ..."), ``-platform`` (Prometheus); errors go to the log file, not the terminal; the
-  server answers ``/metrics`` and an index page on ``/``.
-- ``collector/metrics/collector_for_npu.go``: ``machine_npu_nums`` and the ``npu_chip_info_*``
-  gauges (``utilization``, ``temperature`` in degrees Celsius, ``power``, ``health_status`` and
-  ``network_status`` - 1 healthy, 0 unhealthy -, ``name`` with value 1 and label ``name``);
-  ``collector_for_hbm.go``: ``npu_chip_info_hbm_used_memory`` / ``_hbm_total_memory`` (MB);
-  ``collector_for_network.go``: ``npu_chip_info_link_status`` (1 UP, 0 DOWN); the network
-  metrics are not reported for 310P cards.
-- ``collector/testdata/prometheus_metrics``: the label set ``container_name``, ``id``,
-  ``model_name``, ``namespace``, ``pcie_bus_info``, ``pod_name``, ``vdie_id`` (empty container
-  labels on a host without containers) and the ``model_name`` layout ``<name>-<type>-<version>``.
-- The library: the driver's ``libdcmi.so`` is loaded through ``LD_LIBRARY_PATH`` (an
-  installation guide's ``LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64/driver:...``).
+- ``npu-exporter/cmd/npu-exporter/main.go``: Go ``flag`` options ``-ip`` (no default: an empty or
+  unparsable address logs "the listen ip is invalid" and the program ends with status 0), ``-port``
+  (8082, 1025-40000, "the port is invalid"), ``-updateTime`` (5, 1-60 s, "the updateTime is
+  invalid"), ``-logFile`` (default /var/log/mindx-dl/npu-exporter/npu-exporter.log), ``-version``
+  ("NPU-exporter version: ..."), ``-platform`` (Prometheus; another value prints "platform is not
+  supported:<value>"); a collector that cannot start logs "new npu collector failed, error is ..."
+  and the program ends with status 0; "npu exporter starting ..." is logged once the device
+  manager started, "listen on: <ip>:<port>" once the listener is open; the server answers
+  ``/metrics`` and an index page on ``/``.
+- ``npu-exporter/utils/logger/logger.go`` with ``ascend-common/common-utils/hwlog/api.go``: the
+  log lines go to the log file and to standard output.
+- ``npu-exporter/collector/metrics/collector_for_npu.go``: ``machine_npu_nums`` and the
+  ``npu_chip_info_*`` gauges (``utilization``, ``temperature`` in degrees Celsius, ``power``,
+  ``health_status`` - 1 healthy, 0 otherwise, a failing DCMI read counts as unhealthy -,
+  ``network_status`` - 1 for net health Success or Init, 0 otherwise -, ``name`` with value 1 and
+  label ``name``); ``collector_for_hbm.go``: ``npu_chip_info_hbm_used_memory`` /
+  ``_hbm_total_memory`` (MB); ``collector_for_network.go``: ``npu_chip_info_link_status`` (1 UP,
+  0 otherwise). ``collector/metrics/common_utils.go`` (``validateNum``) drops a value of -1, so a
+  metric the chip cannot report is a missing series: 310P cards (not training cards) have no
+  network or link series, and no HBM ones.
+- ``npu-exporter/collector/testdata/prometheus_metrics``: the label set ``container_name``,
+  ``id``, ``model_name``, ``namespace``, ``pcie_bus_info``, ``pod_name``, ``vdie_id`` (empty
+  container labels on a host without containers), the ``model_name`` layout
+  ``<name>-<type>-<version>`` and a timestamp (ms) on every sample, the time of the cache update.
+- The library: the driver's ``libdcmi.so`` through ``LD_LIBRARY_PATH`` (an installation guide's
+  ``LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64/driver:...``).
 
-Assumed (no public capture): the log text when libdcmi.so is missing or no driver runs, and the
-health mapping of npu-smi's Warning/Alarm/Critical to 0.
+Not simulated: the ldconfig-cache fallback for libdcmi.so and its owner/mode checks
+(``ascend-common/common-utils/utils/path.go``), container runtimes, Telegraf; the other options
+are accepted and ignored. Assumed (no public capture): the error text when libdcmi.so is missing
+or no driver runs.
 """
 import datetime
 import ipaddress
@@ -39,7 +50,11 @@ DEFAULT_LOG = "/var/log/mindx-dl/npu-exporter/npu-exporter.log"
 LABELS = ("container_name", "id", "model_name", "namespace", "pcie_bus_info", "pod_name", "vdie_id")
 
 _OPTIONS = {"ip": "", "port": "8082", "updateTime": "5", "logFile": DEFAULT_LOG, "platform": "Prometheus",
-            "containerMode": "docker", "logLevel": "0", "version": None}
+            "version": None}
+# Accepted and ignored (main.go defines them; they tune what the stand-in does not do).
+_IGNORED = ("containerMode", "containerd", "endpoint", "concurrency", "logLevel", "maxAge", "maxBackups", "cacheSize",
+            "limitIPConn", "limitTotalConn", "limitIPReq", "poll_interval", "profilingTime", "hccsBWProfilingTime",
+            "deviceResetTimeout", "textMetricsFilePath")
 
 
 class UsageError(Exception):
@@ -56,7 +71,7 @@ def parse_flags(argv):
         if not arg.startswith("-") or arg in ("-", "--"):
             break
         name, sep, value = arg.lstrip("-").partition("=")
-        if name not in _OPTIONS:
+        if name not in _OPTIONS and name not in _IGNORED:
             raise UsageError("flag provided but not defined: -%s" % name)
         if name == "version":
             values["version"] = (value or "true").lower() in ("1", "t", "true")
@@ -87,6 +102,8 @@ class Log(object):
         line = "%-10s %s %-7d %s    %s\n" % ("[%s]" % level, stamp, os.getpid(), where, message)
         with open(self.path, "a", encoding="utf-8") as handle:
             handle.write(line)
+        sys.stdout.write(line)
+        sys.stdout.flush()
 
 
 def find_dcmi():
@@ -117,12 +134,13 @@ def _fmt_labels(labels):
     return "{%s}" % ",".join('%s="%s"' % (key, str(labels[key]).replace('"', '\\"')) for key in sorted(labels))
 
 
-def render(state):
-    """The exposition text for one node state."""
+def render(state, stamp_ms=None):
+    """The exposition text for one node state; the chips' samples carry ``stamp_ms`` when given."""
     board = state.get("board", {})
     family = board.get("family")
     chips = state.get("chips", [])
     hccn = state.get("hccn", {})
+    stamp = "" if stamp_ms is None else " %d" % stamp_ms
     families = [
         ("machine_npu_nums", "Amount of npu installed on the machine.", None),
         ("npu_chip_info_utilization", "the ai core utilization", lambda c: c.get("aicore_pct", 0)),
@@ -137,7 +155,7 @@ def render(state):
             ("npu_chip_info_hbm_used_memory", "the npu hbm used memory",
              lambda c: c.get("hbm_used_mb", 0)),
             ("npu_chip_info_network_status", "the npu network health status",
-             lambda c: 1 if hccn_tool.net_health(hccn.get(str(c["phy_id"]), {})) == "Success" else 0),
+             lambda c: 1 if hccn_tool.net_health(hccn.get(str(c["phy_id"]), {})) in ("Success", "Init") else 0),
             ("npu_chip_info_link_status", "the npu link status",
              lambda c: 1 if hccn.get(str(c["phy_id"]), {}).get("link", "UP") == "UP" else 0),
         ]
@@ -149,13 +167,13 @@ def render(state):
             lines.append("%s %d" % (name, len(chips)))
             continue
         for chip in chips:
-            lines.append("%s%s %s" % (name, _fmt_labels(chip_labels(chip, board)), value(chip)))
+            lines.append("%s%s %s%s" % (name, _fmt_labels(chip_labels(chip, board)), value(chip), stamp))
     lines.append("# HELP npu_chip_info_name the Ascend npu name with value '1'")
     lines.append("# TYPE npu_chip_info_name gauge")
     for chip in chips:
         labels = chip_labels(chip, board)
         labels["name"] = labels.pop("model_name")
-        lines.append("npu_chip_info_name%s 1" % _fmt_labels(labels))
+        lines.append("npu_chip_info_name%s 1%s" % (_fmt_labels(labels), stamp))
     return "\n".join(lines) + "\n"
 
 
@@ -171,7 +189,7 @@ class Cache(object):
     def get(self):
         with self.lock:
             if time.monotonic() - self.stamp >= self.interval or not self.text:
-                self.text = render(state_mod.load_state())
+                self.text = render(state_mod.load_state(), int(time.time() * 1000))
                 self.stamp = time.monotonic()
             return self.text
 
@@ -212,7 +230,7 @@ def main(argv=None):
         sys.stdout.write("NPU-exporter version: %s_linux-%s \n" % (VERSION, os.uname().machine))
         return 0
     if flags["platform"] != "Prometheus":
-        sys.stderr.write("err platform input")
+        sys.stderr.write("platform is not supported:%s\n" % flags["platform"])
         return 0
     log_path = rooted(flags["logFile"])
     try:
@@ -222,8 +240,6 @@ def main(argv=None):
     except OSError as err:
         sys.stdout.write("hwlog init failed, error is %s\n" % err)
         return 0
-    log.write("INFO", "npu-exporter/main.go:325",
-              "npu exporter starting and the version is %s_linux-%s" % (VERSION, os.uname().machine))
     if port < 1025 or port > 40000:
         log.write("ERROR", "npu-exporter/main.go:329", "the port is invalid")
         return 0
@@ -232,31 +248,33 @@ def main(argv=None):
     except ValueError:
         log.write("ERROR", "npu-exporter/main.go:329", "the listen ip is invalid")
         return 0
-    log.write("INFO", "npu-exporter/main.go:205", "listen on: %s" % address)
     if update < 1 or update > 60:
         log.write("ERROR", "npu-exporter/main.go:329", "the updateTime is invalid")
         return 0
-    # Assumed wording: the collector cannot start without the driver's DCMI library.
+    # The device manager needs the driver's DCMI library and a running driver (error texts assumed).
+    problem = None
     if find_dcmi() is None:
-        log.write("ERROR", "devmanager/devmanager.go:120",
-                  "deviceManager init failed, err: dcmi lib load failed, libdcmi.so not found on LD_LIBRARY_PATH")
-        return 1
-    try:
-        node = state_mod.load_state()
-    except (OSError, ValueError) as err:
-        log.write("ERROR", "devmanager/devmanager.go:120", "deviceManager init failed, err: %s" % err)
-        return 1
-    if not (node.get("driver") or {}).get("running"):
-        log.write("ERROR", "devmanager/devmanager.go:120", "deviceManager init failed, err: dcmi init failed, ret = -8005")
-        return 1
+        problem = "dcmi lib load failed, libdcmi.so not found on LD_LIBRARY_PATH"
+    else:
+        try:
+            node = state_mod.load_state()
+            if not (node.get("driver") or {}).get("running"):
+                problem = "dcmi init failed, ret = -8005"
+        except (OSError, ValueError) as err:
+            problem = str(err)
+    if problem:
+        log.write("ERROR", "npu-exporter/main.go:340", "new npu collector failed, error is %s" % problem)
+        return 0
+    log.write("INFO", "npu-exporter/main.go:325",
+              "npu exporter starting and the version is %s_linux-%s" % (VERSION, os.uname().machine))
     cache = Cache(update)
     try:
         server = ThreadingHTTPServer((address, port), _handler(cache, port))
     except OSError as err:
         log.write("ERROR", "npu-exporter/main.go:180", "listen ip and port error: %s" % err)
         return 0
+    log.write("INFO", "npu-exporter/main.go:205", "listen on: %s:%d" % (address, port))
     log.write("WARN", "npu-exporter/main.go:339", "enable unsafe http server")
-    log.write("INFO", "collector/npu_collector.go:418", "Starting update cache every %d seconds" % update)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

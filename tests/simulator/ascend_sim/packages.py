@@ -368,16 +368,18 @@ def _build_one(makeself, header, fingerprint_base, kind, version, chip, arch, na
         shutil.rmtree(work, ignore_errors=True)
 
 
-# npu-exporter (Ascend/mind-cluster releases): Ascend-mindxdl-npu-exporter_<version>_linux-<uname -m>.zip
-# holding the program, metricConfiguration.json and pluginConfiguration.json (component/npu-exporter/
-# build at v26.0.0; metricConfiguration.json lists the metric groups, every one "ON").
+# npu-exporter (Ascend/mind-cluster releases): Ascend-mindxdl-npu-exporter_<version>_linux-<uname -m>.zip.
+# It holds the program with metricConfiguration.json and pluginConfiguration.json as
+# component/npu-exporter/build has them at v26.0.0; the release's yaml files, Dockerfiles and
+# run_for_310P_1usoc.sh (container deployments) are left out.
 NPU_EXPORTER_VERSION = "26.0.0"
 NPU_EXPORTER_WRAPPER = """#!/bin/sh
 # Stand-in npu-exporter %(version)s for linux-%(arch)s: serves the simulated node's state (tests/simulator).
 PYTHONPATH=/opt/ascend-sim/lib exec python3 -m ascend_sim npu-exporter "$@"
 """
-NPU_EXPORTER_GROUPS = ("nodeBase", "ddr", "hccs", "npu", "network", "pcie", "roce", "sio", "vnpu", "version",
-                       "optical", "hbm", "ub")
+NPU_EXPORTER_GROUPS = ("ddr", "hccs", "npu", "network", "network-npu", "pcie", "roce", "sio", "vnpu", "version",
+                       "optical", "hbm", "ub", "optical-npu")
+NPU_EXPORTER_PLUGINS = '[\n  {"metricsGroup": "text", "state": "ON"},\n  {"metricsGroup": "MyPlugin", "state": "OFF"}\n]'
 
 
 def npu_exporter_name(arch, version=NPU_EXPORTER_VERSION):
@@ -390,7 +392,7 @@ def build_npu_exporter(out, arch, version=NPU_EXPORTER_VERSION):
         ("npu-exporter", NPU_EXPORTER_WRAPPER % {"version": version, "arch": arch}, 0o500),
         ("metricConfiguration.json",
          "[\n%s\n]" % ",\n".join('  {"metricsGroup": "%s", "state": "ON"}' % g for g in NPU_EXPORTER_GROUPS), 0o400),
-        ("pluginConfiguration.json", "[]", 0o400),
+        ("pluginConfiguration.json", NPU_EXPORTER_PLUGINS, 0o400),
     ]
     path = os.path.join(out, npu_exporter_name(arch, version))
     tmp = path + ".tmp"

@@ -1,5 +1,6 @@
 """Stand-in npu-exporter: metric names, labels and values from the node state; flags and start-up
 refusals as the real program's main.go; the packaged zip; a real scrape over HTTP."""
+import json
 import os
 import socket
 import subprocess
@@ -21,7 +22,8 @@ def series(text, name):
     found = {}
     for line in text.splitlines():
         if line.startswith(name + "{"):
-            labels, value = line[len(name) + 1:].rsplit("} ", 1)
+            labels, rest = line[len(name) + 1:].rsplit("} ", 1)
+            value = rest.split()[0]
             fields = dict(item.split("=", 1) for item in labels.split('",') if item)
             found[fields["id"].strip('"')] = float(value)
     return found
@@ -50,14 +52,23 @@ def test_unhealthy_hot_chip_and_link_down_change_the_values():
     assert health["2"] == 0.0 and health["1"] == 1.0
     assert series(text, "npu_chip_info_temperature")["5"] == 91.0
     assert series(text, "npu_chip_info_link_status")["4"] == 0.0
-    # A NIC without a detect address reports Init, which is not "Success".
-    assert series(text, "npu_chip_info_network_status")["0"] == 0.0
+    # A NIC without a detect address reports Init, which npu-exporter counts as healthy.
+    assert series(text, "npu_chip_info_network_status")["0"] == 1.0
 
 
 def test_network_status_follows_net_health():
     state = new_state("a2-910b3", driver="25.5.0")
     state["hccn"]["1"]["netdetect"] = "192.168.1.254"
-    assert series(npu_exporter.render(state), "npu_chip_info_network_status")["1"] == 1.0
+    state["hccn"]["2"]["net_health"] = "Detect fail"
+    status = series(npu_exporter.render(state), "npu_chip_info_network_status")
+    assert (status["1"], status["2"]) == (1.0, 0.0)
+
+
+def test_chip_samples_carry_the_cache_time():
+    text = npu_exporter.render(new_state("a2-910b3", driver="25.5.0"), 1764729600000)
+    assert "machine_npu_nums 8\n" in text
+    lines = [line for line in text.splitlines() if line.startswith("npu_chip_info_")]
+    assert lines and all(line.endswith(" 1764729600000") for line in lines)
 
 
 def test_310p_has_no_hbm_or_network_metrics():
@@ -86,17 +97,31 @@ def test_unknown_flag_is_a_usage_error(capsys):
     (["-ip=127.0.0.1", "-port=80"], "the port is invalid"),
     (["-ip=127.0.0.1", "-updateTime=61"], "the updateTime is invalid"),
 ])
-def test_bad_values_are_logged_and_end_with_status_0(tmp_path, argv, message):
+def test_bad_values_are_logged_and_end_with_status_0(tmp_path, capsys, argv, message):
     log = tmp_path / "npu-exporter.log"
     assert npu_exporter.main(argv + ["-logFile=%s" % log]) == 0
     assert log.read_text().splitlines()[-1].endswith(message)
+    # hwlog writes to standard output as well.
+    assert capsys.readouterr().out.splitlines()[-1].endswith(message)
+
+
+def test_other_options_of_the_real_program_are_accepted():
+    flags = npu_exporter.parse_flags(["-ip=127.0.0.1", "-containerMode=containerd", "-limitIPReq=20/1",
+                                      "-deviceResetTimeout", "60"])
+    assert flags["ip"] == "127.0.0.1"
+
+
+def test_another_platform_is_refused(capsys):
+    assert npu_exporter.main(["-platform=Telegraf"]) == 0
+    assert capsys.readouterr().err == "platform is not supported:Telegraf\n"
 
 
 def test_no_dcmi_library_no_start(tmp_path, monkeypatch):
     monkeypatch.setenv("LD_LIBRARY_PATH", str(tmp_path))
     log = tmp_path / "npu-exporter.log"
-    assert npu_exporter.main(["-ip=127.0.0.1", "-logFile=%s" % log]) == 1
-    assert "libdcmi.so not found on LD_LIBRARY_PATH" in log.read_text()
+    assert npu_exporter.main(["-ip=127.0.0.1", "-logFile=%s" % log]) == 0
+    assert log.read_text().splitlines()[-1].endswith(
+        "new npu collector failed, error is dcmi lib load failed, libdcmi.so not found on LD_LIBRARY_PATH")
 
 
 def test_no_driver_running_no_start(tmp_path, monkeypatch):
@@ -106,8 +131,8 @@ def test_no_driver_running_no_start(tmp_path, monkeypatch):
     save_state(new_state("a2-910b3"), str(state_file))
     monkeypatch.setenv("ASCEND_SIM_STATE", str(state_file))
     log = tmp_path / "npu-exporter.log"
-    assert npu_exporter.main(["-ip=127.0.0.1", "-logFile=%s" % log]) == 1
-    assert "dcmi init failed" in log.read_text()
+    assert npu_exporter.main(["-ip=127.0.0.1", "-logFile=%s" % log]) == 0
+    assert log.read_text().splitlines()[-1].endswith("new npu collector failed, error is dcmi init failed, ret = -8005")
 
 
 def _free_port():
@@ -164,3 +189,9 @@ def test_package_zip_holds_the_release_layout(tmp_path):
     with zipfile.ZipFile(str(tmp_path / name)) as archive:
         modes = {info.filename: (info.external_attr >> 16) & 0o777 for info in archive.infolist()}
     assert modes == {"npu-exporter": 0o500, "metricConfiguration.json": 0o400, "pluginConfiguration.json": 0o400}
+    with zipfile.ZipFile(str(tmp_path / name)) as archive:
+        groups = json.loads(archive.read("metricConfiguration.json"))
+        plugins = json.loads(archive.read("pluginConfiguration.json"))
+    assert [g["metricsGroup"] for g in groups][:5] == ["ddr", "hccs", "npu", "network", "network-npu"]
+    assert {g["state"] for g in groups} == {"ON"}
+    assert plugins == [{"metricsGroup": "text", "state": "ON"}, {"metricsGroup": "MyPlugin", "state": "OFF"}]

@@ -41,7 +41,7 @@ def query(title, number=0):
 def test_panels_an_operator_looks_for():
     titles = [panel['title'] for panel in panels(mon.dashboard())]
     assert titles == [
-        'NPU health (1 healthy, 0 unhealthy, -1 unknown)', 'NPU temperature', 'HBM used', 'AI core utilization',
+        'NPU health (1 healthy, 0 unhealthy)', 'NPU temperature', 'HBM used', 'AI core utilization',
         'Generated tokens per second', 'Time to first token, p95', 'End-to-end request latency, p95',
         'Requests running and waiting', 'KV cache used', 'Units active', 'Unit restarts in 15 minutes']
     model = mon.dashboard()
