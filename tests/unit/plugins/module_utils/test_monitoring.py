@@ -138,24 +138,20 @@ def test_a_chip_whose_health_is_not_exported_is_unknown(tmp_path):
     count = 'machine_npu_nums{%s}' % NODE_NPU
     unknown = [(dict(NODE_NPU_LABELS, severity='warning'),
                 'npu-exporter on a2-1 reads the health of fewer NPUs than the 2 it counts')]
-    chip = 'npu_chip_info_health_status{%s, id="%d", model_name="910B3-Ascend-V1"}'
+    chip = 'npu_chip_info_health_status{%s, id="%%d", model_name="910B3-Ascend-V1"}' % NODE_NPU
+
+    def unknown_case(health_values, expected):
+        series = [{'series': count, 'values': '2x6'}]
+        series += [{'series': chip % number, 'values': values} for number, values in enumerate(health_values)]
+        return {'interval': '1m', 'input_series': series, 'alert_rule_test': [
+            {'eval_time': '5m', 'alertname': 'AscendNpuHealthUnknown', 'exp_alerts': [
+                {'exp_labels': labels, 'exp_annotations': {'summary': summary, 'runbook': runbook('AscendNpuHealthUnknown')}}
+                for labels, summary in expected]}]}
+
     run = run_cases(tmp_path, [
-        # One of two chips reported.
-        {'interval': '1m', 'input_series': [{'series': count, 'values': '2x6'},
-                                             {'series': chip % (NODE_NPU, 0), 'values': '1x6'}],
-         'alert_rule_test': [{'eval_time': '5m', 'alertname': 'AscendNpuHealthUnknown', 'exp_alerts': [
-             {'exp_labels': labels, 'exp_annotations': {'summary': summary, 'runbook': runbook('AscendNpuHealthUnknown')}}
-             for labels, summary in unknown]}]},
-        # None reported.
-        {'interval': '1m', 'input_series': [{'series': count, 'values': '2x6'}],
-         'alert_rule_test': [{'eval_time': '5m', 'alertname': 'AscendNpuHealthUnknown', 'exp_alerts': [
-             {'exp_labels': labels, 'exp_annotations': {'summary': summary, 'runbook': runbook('AscendNpuHealthUnknown')}}
-             for labels, summary in unknown]}]},
-        # Both reported: quiet.
-        {'interval': '1m', 'input_series': [{'series': count, 'values': '2x6'},
-                                             {'series': chip % (NODE_NPU, 0), 'values': '1x6'},
-                                             {'series': chip % (NODE_NPU, 1), 'values': '0x6'}],
-         'alert_rule_test': [{'eval_time': '5m', 'alertname': 'AscendNpuHealthUnknown', 'exp_alerts': []}]},
+        unknown_case(['1x6'], unknown),         # one of two chips reported
+        unknown_case([], unknown),              # none reported
+        unknown_case(['1x6', '0x6'], []),       # both reported: quiet (the unhealthy one is another alert)
     ])
     assert run.returncode == 0, run.stdout + run.stderr
 
