@@ -440,13 +440,21 @@ def host_checks(plan, v):
                         'ansible_facts.architecture',
                         'run on a Kunpeng (aarch64) or x86_64 server; Ascend packages exist for no other architecture')]
 
+    # os_prerequisites installs the headers (from the node's repositories) before the driver when
+    # the driver build is on; it refuses by name when the repositories do not offer them.
+    driver_build = v.get('driver_build', True) not in (False, 'false', 'False', 'no', 0)
+
     def header_problems():
-        if found_headers:
+        if found_headers or driver_build:
             return []
         return [problem('no headers for the running kernel %s (looked for %s); the NPU driver builds its kernel modules '
                         'against them' % (kernel, ', '.join(looked)), 'ansible_facts.kernel',
-                        'install the headers of the running kernel (kernel-devel-%s or linux-headers-%s), or boot the '
+                        'set os_prerequisites_driver_build: true to install them from the node\'s repositories, install '
+                        'the headers of the running kernel (kernel-devel-%s or linux-headers-%s) yourself, or boot the '
                         'kernel whose headers are installed' % (kernel, kernel))]
+
+    header_detail = (found_headers[0] if found_headers
+                     else 'not installed yet: os_prerequisites installs them before the driver' if driver_build else '')
 
     disk = {}
 
@@ -618,7 +626,7 @@ def host_checks(plan, v):
     return common_checks(list(v.get('preflight_skip') or []), stack, _text(v.get('stack_error'))) + [
         Check('os', os_problems, detail='%s %s' % (os_name, os_version)),
         Check('arch', arch_problems, detail=arch),
-        Check('kernel_headers', header_problems, detail=found_headers[0] if found_headers else '',
+        Check('kernel_headers', header_problems, detail=header_detail,
               applies=plan['driver_planned'],
               na_reason='no driver install or upgrade is planned (driver %s installed)' % installed),
         Check('disk_space', lambda: disk_result()['problems'], detail=lambda: disk_result()['detail']),

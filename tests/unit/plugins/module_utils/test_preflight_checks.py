@@ -121,15 +121,29 @@ def test_os_refusal_lists_what_is_supported():
 def test_arch_headers_memory():
     results = run_host(plan_changes={'npu': dict(NPU, driver_version='', npu_smi_version='')},
                        read_changes={'facts': dict(READ['facts'], architecture='ppc64le', memtotal_mb=16384),
-                                     'headers_found': []})
+                                     'headers_found': [], 'driver_build': False})
     assert whats(results['arch']) == ['architecture ppc64le is not one of x86_64, aarch64']
     assert whats(results['kernel_headers']) == [
         'no headers for the running kernel 6.1.0-28-amd64 (looked for /lib/modules/6.1.0-28-amd64/build); the NPU '
         'driver builds its kernel modules against them']
     assert results['kernel_headers']['problems'][0]['fix'] == (
-        'install the headers of the running kernel (kernel-devel-6.1.0-28-amd64 or linux-headers-6.1.0-28-amd64), or '
-        'boot the kernel whose headers are installed')
+        "set os_prerequisites_driver_build: true to install them from the node's repositories, install the headers "
+        'of the running kernel (kernel-devel-6.1.0-28-amd64 or linux-headers-6.1.0-28-amd64) yourself, or boot the '
+        'kernel whose headers are installed')
     assert whats(results['memory']) == ['the host has 16.0 GiB of memory, less than the 32 GiB required']
+
+
+def test_headers_os_prerequisites_will_install_pass_with_that_said():
+    # A bare server: the driver build is on (the default), so os_prerequisites installs the
+    # headers before the driver; preflight runs first and must not refuse the node for them.
+    plan_changes = {'npu': dict(NPU, driver_version='', npu_smi_version='')}
+    result = run_host(plan_changes=plan_changes, read_changes={'headers_found': []})['kernel_headers']
+    assert (result['status'], result['detail']) == ('passed', 'not installed yet: os_prerequisites installs them '
+                                                                'before the driver')
+    result = run_host(plan_changes=plan_changes, read_changes={'headers_found': [], 'driver_build': True})
+    assert result['kernel_headers']['status'] == 'passed'
+    result = run_host(plan_changes=plan_changes, read_changes={'headers_found': [], 'driver_build': False})
+    assert result['kernel_headers']['status'] == 'failed'
 
 
 def test_headers_not_needed_without_a_driver_change():
