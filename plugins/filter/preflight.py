@@ -47,6 +47,11 @@ def preflight_summary(results, layer):
     return _call('preflight_summary', pc.summary, results, layer)
 
 
+def preflight_ansible_python_problem(version_text, ansible_version, interpreter):
+    return _call('preflight_ansible_python_problem', pc.ansible_python_problem, version_text, ansible_version,
+                 interpreter)
+
+
 def preflight_failure(results, host, layer, report_path=''):
     return _call('preflight_failure', pc.failure_message, results, host, layer, report_path or '')
 
@@ -55,6 +60,7 @@ class FilterModule(object):
     def filters(self):
         return {
             'preflight_inventory_results': preflight_inventory_results,
+            'preflight_ansible_python_problem': preflight_ansible_python_problem,
             'preflight_host_plan': preflight_host_plan,
             'preflight_host_results': preflight_host_results,
             'preflight_report_hosts': preflight_report_hosts,

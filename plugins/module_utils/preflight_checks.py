@@ -55,6 +55,45 @@ class PreflightError(Exception):
     """Input the checks cannot read."""
 
 
+# The oldest Python on a managed node each ansible-core release runs its modules with: 2.17
+# dropped 2.7 and 3.6, 2.18 dropped 3.7 (ansible-core changelogs, "Removed Python ... as a supported
+# version on targets"); newer releases keep 3.8 so far (2.20: 3.8-3.14).
+ANSIBLE_TARGET_PYTHON_MIN = ((2, 17), (3, 7)), ((2, 18), (3, 8))
+
+
+def _version_tuple(text, parts):
+    found = re.match(r'^\s*(\d+)\.(\d+)(?:\.(\d+))?', _text(text))
+    if not found:
+        return None
+    return tuple(int(x or 0) for x in found.groups())[:parts]
+
+
+def ansible_python_problem(version_text, ansible_version, interpreter):
+    """Why ansible-core cannot run modules on a node whose Python is ``version_text`` (read with
+    the raw module after a module failed there); an empty string when that Python is new enough
+    and the failure had another cause."""
+    core = _version_tuple(ansible_version, 2)
+    minimum = None
+    for release, python in ANSIBLE_TARGET_PYTHON_MIN:
+        if core is not None and core >= release:
+            minimum = python
+    if minimum is None:
+        return ''
+    have = _version_tuple(version_text, 3)
+    wanted = '%d.%d' % minimum
+    if have is None:
+        return ('cannot read the version of the Python %s on the node (%s): ansible-core %s runs its modules with '
+                'Python %s or newer there; install one from the OS repositories and set ansible_python_interpreter to it'
+                % (interpreter, _text(version_text).strip() or 'no output', _text(ansible_version), wanted))
+    if have[:2] >= minimum:
+        return ''
+    return ('the node\'s Python %s is %s; ansible-core %s runs its modules with Python %s or newer on the node '
+            '(ansible_python_interpreter). Fix: install a newer Python from the OS repositories (openEuler: python3 '
+            'of 22.03 is 3.9; Kylin V10: python3.9 or a later build) and set ansible_python_interpreter to it; '
+            'vLLM itself needs the stack row\'s Python (preflight_python)'
+            % (interpreter, '.'.join(str(x) for x in have), _text(ansible_version), wanted))
+
+
 def problem(what, variable, fix):
     return {'what': what, 'variable': variable, 'fix': fix}
 

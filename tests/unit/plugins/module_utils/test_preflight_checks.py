@@ -138,8 +138,8 @@ def test_headers_os_prerequisites_will_install_pass_with_that_said():
     # headers before the driver; preflight runs first and must not refuse the node for them.
     plan_changes = {'npu': dict(NPU, driver_version='', npu_smi_version='')}
     result = run_host(plan_changes=plan_changes, read_changes={'headers_found': []})['kernel_headers']
-    assert (result['status'], result['detail']) == ('passed', 'not installed yet: os_prerequisites installs them '
-                                                                'before the driver')
+    assert result['status'] == 'passed'
+    assert result['detail'] == 'not installed yet: os_prerequisites installs them before the driver'
     result = run_host(plan_changes=plan_changes, read_changes={'headers_found': [], 'driver_build': True})
     assert result['kernel_headers']['status'] == 'passed'
     result = run_host(plan_changes=plan_changes, read_changes={'headers_found': [], 'driver_build': False})
@@ -383,7 +383,7 @@ def test_report_summary_and_failure():
 def test_filters_name_themselves_in_errors():
     from ansible.errors import AnsibleFilterError
     filters = preflight_filters.FilterModule().filters()
-    assert sorted(filters) == ['preflight_failure', 'preflight_host_plan', 'preflight_host_results',
+    assert sorted(filters) == ['preflight_ansible_python_problem', 'preflight_failure', 'preflight_host_plan', 'preflight_host_results',
                                'preflight_inventory_results', 'preflight_report_hosts', 'preflight_summary']
     with pytest.raises(AnsibleFilterError, match='^preflight_host_plan: '):
         filters['preflight_host_plan'](dict(PLAN_INPUT, npu_driver_version='x.y', npu=dict(NPU, driver_version='1.0')))
@@ -396,3 +396,24 @@ def test_report_hosts_filter_reads_hostvars_of_hosts_that_dropped_out():
                                                {'n1': {'__preflight_layers': {'inventory': results}, 'ascend_stack': STACK},
                                                 'ghost': {}})
     assert report['n1']['status'] == 'passed' and report['ghost']['status'] == 'not_checked'
+
+
+def test_a_node_python_older_than_ansible_core_runs_is_refused_naming_the_interpreter_variable():
+    # Kylin V10's python3 (tests/unit/fixtures/os_facts) under the ansible-core this collection is tested with.
+    assert pc.ansible_python_problem('3.7.9\n', '2.19.4', '/usr/bin/python3') == (
+        "the node's Python /usr/bin/python3 is 3.7.9; ansible-core 2.19.4 runs its modules with Python 3.8 or newer "
+        'on the node (ansible_python_interpreter). Fix: install a newer Python from the OS repositories (openEuler: '
+        'python3 of 22.03 is 3.9; Kylin V10: python3.9 or a later build) and set ansible_python_interpreter to it; '
+        "vLLM itself needs the stack row's Python (preflight_python)")
+    # ansible-core 2.17 still runs modules with 3.7; 3.8 passes everywhere (the failure had another cause).
+    assert pc.ansible_python_problem('3.7.9', '2.17.0', 'python3') == ''
+    assert pc.ansible_python_problem('3.8.10', '2.19.4', 'python3') == ''
+    assert pc.ansible_python_problem('3.6.8', '2.17.3', 'python3').startswith(
+        "the node's Python python3 is 3.6.8; ansible-core 2.17.3 runs its modules with Python 3.7 or newer")
+
+
+def test_an_unreadable_node_python_is_named_too():
+    assert pc.ansible_python_problem('sh: 1: python3: not found', '2.19.4', 'python3') == (
+        'cannot read the version of the Python python3 on the node (sh: 1: python3: not found): ansible-core 2.19.4 '
+        'runs its modules with Python 3.8 or newer there; install one from the OS repositories and set '
+        'ansible_python_interpreter to it')
