@@ -33,7 +33,7 @@ def role_plan(os_name, stages, overrides=None, extra=()):
     ('kylin_v10_x86_64', ['Kylin_Linux_Advanced_Server_V10.yml', 'Kylin_Linux_Advanced_Server.yml', 'RedHat.yml']),
     ('openeuler_22.03_aarch64', ['openEuler_22.03.yml', 'openEuler_22.yml', 'openEuler.yml', 'RedHat.yml']),
     ('ubuntu_22.04_aarch64', ['Ubuntu_22.04.yml', 'Ubuntu_22.yml', 'Ubuntu.yml', 'Debian.yml']),
-    ('debian_12_x86_64', ['Debian_12.12.yml', 'Debian_12.yml', 'Debian.yml']),
+    ('debian_12_x86_64', ['Debian_12.15.yml', 'Debian_12.yml', 'Debian.yml']),
 ])
 def test_vars_files_are_tried_most_specific_first(os_name, files):
     assert osp.vars_candidates(OS_FACTS[os_name]) == files
