@@ -5,7 +5,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 missing=()
-for pkg in podman runc debootstrap makeself; do
+# qemu-user-static: Kunpeng (aarch64) nodes on an x86_64 machine (the aarch64 scenario).
+for pkg in podman runc debootstrap makeself qemu-user-static binfmt-support; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -42,6 +43,18 @@ fi
 printf '%s\n' "$image" > "$SANDBOX_DIR/image"
 log "sandbox image: $image"
 
+# A Kunpeng (aarch64) node: the same recipe for arm64, its binaries run by qemu-user-static. The
+# handler must carry the F flag (the kernel opens the emulator when it is registered), or the
+# emulator is not found inside a container's root file system.
+if [ "$(dpkg --print-architecture)" != arm64 ]; then
+  [ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+  [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || update-binfmts --enable qemu-aarch64
+  grep -q '^flags:.*F' /proc/sys/fs/binfmt_misc/qemu-aarch64 \
+    || die "the qemu-aarch64 binfmt handler lacks the F flag: $(grep '^flags' /proc/sys/fs/binfmt_misc/qemu-aarch64)"
+fi
+# Its image (tests/sandbox/image/build.sh with ASCEND_SANDBOX_ARCH=arm64) takes minutes under
+# emulation: scripts/test.sh builds it in the aarch64 scenario's lane, beside the other scenarios.
+
 # The PCI devices each simulated server shows before any driver: one sysfs tree per profile,
 # bind-mounted read-only over /sys/bus/pci/devices of the nodes (what preflight and facts read).
 for profile in a2-910b3 a3-9392 310p3-duo; do
@@ -57,6 +70,9 @@ for chip in 910b 910_93 310p; do
   PYTHONPATH="$REPO_ROOT/tests/simulator" python3 -m ascend_sim.packages build \
     --out "$SANDBOX_DIR/artifacts/$chip" --arch "$arch" --chip "$chip" >/dev/null
 done
+# And for the Kunpeng node: the A2 packages in their aarch64 spelling.
+PYTHONPATH="$REPO_ROOT/tests/simulator" python3 -m ascend_sim.packages build \
+  --out "$SANDBOX_DIR/artifacts/910b-aarch64" --arch aarch64 --chip 910b >/dev/null
 # The real PyPI wheels a serving venv needs besides the stand-ins: CANN's Python requirements
 # (the cann role's cann_python_requirements; numpy below 2 for CANN 8.x, any for 9.x) and pillow
 # (which vLLM and torchvision require, as published), for the

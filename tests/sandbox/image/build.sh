@@ -5,8 +5,12 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 suite=bookworm
+# Debian's name of the node's architecture: the host's, or arm64 for a Kunpeng (aarch64) node,
+# which runs through qemu-user-static's binfmt handler (scripts/setup.sh registers it).
+arch=${ASCEND_SANDBOX_ARCH:-$(dpkg --print-architecture)}
 repo=${ASCEND_SANDBOX_IMAGE_REPO:-localhost/ascend-vllm-node}
 tag=$(cat "$here/packages.txt" "$here/customize.sh" "$here/build.sh" | sha256sum | cut -c1-12)
+[ "$arch" = "$(dpkg --print-architecture)" ] || tag="$tag-$arch"
 image="$repo:$tag"
 
 if podman image exists "$image"; then
@@ -17,16 +21,18 @@ mirror=${ASCEND_SANDBOX_MIRROR:-$(python3 "$here/../apt_mirror.py" "$suite")}
 include=$(grep -v '^#' "$here/packages.txt" | paste -sd, -)
 rootfs=$(mktemp -d /var/tmp/ascend-node-rootfs.XXXXXX)
 trap 'rm -rf "$rootfs"' EXIT
-echo "building $image from $mirror ($suite)" >&2
-debootstrap --variant=minbase --include="$include" "$suite" "$rootfs" "$mirror" >"$rootfs.log" 2>&1 \
+echo "building $image from $mirror ($suite, $arch)" >&2
+debootstrap --arch="$arch" --variant=minbase --include="$include" "$suite" "$rootfs" "$mirror" >"$rootfs.log" 2>&1 \
   || { tail -20 "$rootfs.log" >&2; rm -f "$rootfs.log"; exit 1; }
 rm -f "$rootfs.log"
 install -m 0755 "$here/customize.sh" "$rootfs/tmp/customize.sh"
 chroot "$rootfs" /tmp/customize.sh
 rm -f "$rootfs/tmp/customize.sh"
-tar -C "$rootfs" --numeric-owner -c . | podman import \
+tar -C "$rootfs" --numeric-owner -c . | podman import --arch "$arch" \
   --change 'CMD ["/sbin/init"]' --change 'ENV container=podman' --change 'STOPSIGNAL SIGRTMIN+3' \
   - "$image" >/dev/null
-# Older builds of this recipe are ours and no longer used.
-podman images --format '{{.Repository}}:{{.Tag}}' | grep "^$repo:" | grep -v ":$tag\$" | xargs -r podman rmi >/dev/null 2>&1 || true
+# Older builds of this recipe for this architecture are ours and no longer used.
+if [ "$arch" = "$(dpkg --print-architecture)" ]; then old='^[0-9a-f]{12}$'; else old="^[0-9a-f]{12}-$arch\$"; fi
+podman images --format '{{.Tag}}' --filter "reference=$repo" | grep -E "$old" | grep -vx -- "${tag}" \
+  | sed "s|^|$repo:|" | xargs -r podman rmi >/dev/null 2>&1 || true
 echo "$image"
