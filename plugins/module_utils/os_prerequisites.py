@@ -171,7 +171,7 @@ def query_argv(manager, names):
     raise PrerequisitesError('no package query for package manager %r (apt and dnf are known)' % (manager,))
 
 
-def missing(manager, names, stdout, rc):
+def missing(manager, names, stdout, rc, stderr=''):
     """The names the query of ``query_argv`` did not report installed.
 
     dpkg-query exits 1 when a name is unknown to dpkg and prints ``<name> installed`` for an
@@ -194,6 +194,8 @@ def missing(manager, names, stdout, rc):
         found = _RPM_ABSENT.match(line.strip())
         if found:
             absent.add(found.group(1))
+    if rc != 0 and not absent:
+        raise PrerequisitesError('rpm -q exited with %s: %s' % (rc, _text(stderr).strip()))
     return [name for name in names if name in absent]
 
 
@@ -259,7 +261,8 @@ def unavailable_message(names, plan_result, family):
 def missing_of(plan_result, query):
     """The planned packages the registered result of ``plan_result['query_argv']`` did not report installed."""
     query = query or {}
-    return missing(plan_result['manager'], plan_result['packages'], query.get('stdout'), query.get('rc', 0))
+    return missing(plan_result['manager'], plan_result['packages'], query.get('stdout'), query.get('rc', 0),
+                   query.get('stderr'))
 
 
 def unavailable_problem(plan_result, names, availability):

@@ -56,8 +56,9 @@ class PreflightError(Exception):
 
 
 # The oldest Python on a managed node each ansible-core release runs its modules with: 2.17
-# dropped 2.7 and 3.6, 2.18 dropped 3.7 (ansible-core changelogs, "Removed Python ... as a supported
-# version on targets"); newer releases keep 3.8 so far (2.20: 3.8-3.14).
+# dropped 2.7 and 3.6 on targets (ansible/ansible#81866, noted in its porting guide through
+# ansible/ansible#83054), 2.18's changelog: "The minimum supported Python version on targets is
+# now Python 3.8"; 2.19 and 2.20 keep 3.8.
 ANSIBLE_TARGET_PYTHON_MIN = ((2, 17), (3, 7)), ((2, 18), (3, 8))
 
 
@@ -481,7 +482,7 @@ def host_checks(plan, v):
 
     # os_prerequisites installs the headers (from the node's repositories) before the driver when
     # the driver build is on; it refuses by name when the repositories do not offer them.
-    driver_build = v.get('driver_build', True) not in (False, 'false', 'False', 'no', 0)
+    driver_build = bool(v.get('driver_build', True))
 
     def header_problems():
         if found_headers or driver_build:

@@ -211,3 +211,10 @@ def test_a_failing_repository_query_is_reported_with_its_command():
     result = role_plan('openeuler_22.03_aarch64', ['serving_venv'])
     assert osp.unavailable_problem(result, ['numactl'], {'rc': 1, 'stdout': '', 'stderr': 'Failed to download metadata\n'}) \
         == 'dnf -q repoquery failed (rc=1): Failed to download metadata'
+
+
+def test_a_failing_rpm_query_is_not_taken_for_missing_packages():
+    # rpm -q exits non-zero for names not installed too; without that sentence it is a failure.
+    result = role_plan('openeuler_22.03_aarch64', ['serving_venv'])
+    with pytest.raises(osp.PrerequisitesError, match='rpm -q exited with 1: error: rpmdb: BDB0113'):
+        osp.missing_of(result, {'stdout': '', 'rc': 1, 'stderr': 'error: rpmdb: BDB0113 Thread/process failed\n'})
