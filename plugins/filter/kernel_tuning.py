@@ -12,16 +12,19 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils import tuning_checks, tuning_report
+from ansible_collections.ascend.vllm.plugins.module_utils import boot_loader, tuning_checks, tuning_report
 
 
 def kernel_tuning_check(wanted, state, skip=None, nodes=None, thp_file='/sys/kernel/mm/transparent_hugepage/enabled',
-                        host=''):
+                        host='', boot_plan=None):
     """{problems, refused, message}: what is wrong with the request, what the kernel refuses, and the failure."""
     if not isinstance(wanted, dict) or not isinstance(state, dict):
         raise AnsibleFilterError('kernel_tuning_check expects the wanted settings and the state read as mappings')
     skip = list(skip or [])
     problems = tuning_checks.request_problems(wanted, skip, nodes or [])
+    if boot_plan and boot_plan.get('problem'):
+        problems.append('1G pages of the whole host (kernel_tuning_hugepages) go on the kernel command line: %s. Fix: %s'
+                        % (boot_plan['problem'], boot_plan.get('fix') or ''))
     refused = tuning_checks.kernel_refusals(wanted, skip, state, thp_file)
     return {'problems': problems, 'refused': refused,
             'message': tuning_checks.failure_message(host, problems, refused, skip)}
@@ -37,6 +40,13 @@ def kernel_tuning_report(wanted, state, skip=None, hugepage_results=None):
         raise AnsibleFilterError('kernel_tuning_report: %s' % exc)
 
 
+def kernel_tuning_cmdline_pages(hugepages, skip=None):
+    """[count] of the 1G pages of the whole host in kernel_tuning_hugepages (they go on the kernel command line), or []."""
+    if not isinstance(hugepages, list):
+        raise AnsibleFilterError('kernel_tuning_cmdline_pages expects kernel_tuning_hugepages as a list')
+    return boot_loader.cmdline_pages(hugepages, list(skip or []))
+
+
 def kernel_tuning_table(rows, check_mode=False):
     """The report as fixed-width lines."""
     return tuning_report.table_lines(rows, bool(check_mode))
@@ -48,6 +58,7 @@ class FilterModule(object):
     def filters(self):
         return {
             'kernel_tuning_check': kernel_tuning_check,
+            'kernel_tuning_cmdline_pages': kernel_tuning_cmdline_pages,
             'kernel_tuning_report': kernel_tuning_report,
             'kernel_tuning_table': kernel_tuning_table,
         }

@@ -22,6 +22,7 @@ import re
 from ansible_collections.ascend.vllm.plugins.module_utils import multinode_layout
 from ansible_collections.ascend.vllm.plugins.module_utils.numbers import as_int
 from ansible_collections.ascend.vllm.plugins.module_utils import pip_plan as pip_plan_utils
+from ansible_collections.ascend.vllm.plugins.module_utils import boot_loader
 from ansible_collections.ascend.vllm.plugins.module_utils import stack as stack_utils
 from ansible_collections.ascend.vllm.plugins.module_utils import vllm_service
 
@@ -29,7 +30,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils import vllm_service
 # with a changelog entry.
 INVENTORY_CHECKS = ['preflight_skip', 'stack', 'service_port', 'parallel_sizes', 'api_key', 'multinode',
                     'install_method', 'artifacts_dir', 'artifacts_url']
-HOST_CHECKS = ['preflight_skip', 'stack', 'os', 'arch', 'kernel_headers', 'disk_space', 'memory', 'python',
+HOST_CHECKS = ['preflight_skip', 'stack', 'os', 'arch', 'kernel_headers', 'boot_loader', 'disk_space', 'memory', 'python',
                'pip_indexes', 'npu_present', 'npu_count', 'chip_support', 'npu_health', 'npu_processes',
                'driver_version', 'time_sync', 'cann_packages']
 ALL_CHECKS = INVENTORY_CHECKS + [name for name in HOST_CHECKS if name not in INVENTORY_CHECKS]
@@ -344,6 +345,8 @@ def host_plan(v):
         'cann_dir': re.sub(r'/+$', '', artifacts_dir),
         'cann_sums_url': '%s/%s' % (re.sub(r'/+$', '', artifacts_url), v.get('ascend_artifacts_sums_file') or 'SHA256SUMS'),
         'read_python': method == 'venv' and stack is not None,
+        # kernel_tuning's 1G pages of the whole host go on the kernel command line: read the boot loader.
+        'cmdline_pages': boot_loader.cmdline_pages(v.get('kernel_tuning_hugepages') or [], v.get('kernel_tuning_skip') or []),
         'read_clock': mode in ('dp', 'ray'),
     }
 
@@ -495,6 +498,17 @@ def host_checks(plan, v):
 
     header_detail = (found_headers[0] if found_headers
                      else 'not installed yet: os_prerequisites installs them before the driver' if driver_build else '')
+
+    boot_plan = v.get('boot_plan') or {}
+    cmdline_pages = plan.get('cmdline_pages') or []
+
+    def boot_problems():
+        if not boot_plan.get('problem'):
+            return []
+        return [problem('%s 1G pages of the whole host go on the kernel command line: %s'
+                        % (cmdline_pages[0], boot_plan['problem']), 'kernel_tuning_hugepages', boot_plan.get('fix') or '')]
+
+    boot_detail = ' && '.join(' '.join(command) for command in boot_plan.get('commands') or [])
 
     disk = {}
 
@@ -669,6 +683,8 @@ def host_checks(plan, v):
         Check('kernel_headers', header_problems, detail=header_detail,
               applies=plan['driver_planned'],
               na_reason='no driver install or upgrade is planned (driver %s installed)' % installed),
+        Check('boot_loader', boot_problems, detail=boot_detail, applies=len(cmdline_pages) > 0,
+              na_reason='kernel_tuning_hugepages has no 1G pool of the whole host'),
         Check('disk_space', lambda: disk_result()['problems'], detail=lambda: disk_result()['detail']),
         Check('memory', memory_problems, detail='%s GiB' % memory_gib),
         Check('python', python_problems, detail='%s %s' % (python, python_version),

@@ -65,8 +65,8 @@ def test_a_healthy_host_passes_every_check():
     results = run_host()
     assert list(results) == pc.HOST_CHECKS
     assert dict((k, r['status']) for k, r in results.items() if r['status'] != 'passed') == {
-        'kernel_headers': 'not_applicable', 'npu_count': 'not_applicable', 'npu_processes': 'not_applicable',
-        'time_sync': 'not_applicable'}
+        'kernel_headers': 'not_applicable', 'boot_loader': 'not_applicable', 'npu_count': 'not_applicable',
+        'npu_processes': 'not_applicable', 'time_sync': 'not_applicable'}
     assert results['disk_space']['detail'] == '/: 200.0 GiB free, 70 GiB needed; /tmp: 20.0 GiB free, 10 GiB needed'
     assert results['chip_support']['detail'] == 'Atlas A2 (Ascend 910B) is supported by vllm-ascend 0.23.0'
     assert results['cann_packages']['detail'] == ', '.join(PACKAGES) + ' (url)'
@@ -177,6 +177,33 @@ def test_disk_space_unreadable():
 ])
 def test_python(python_read, expected):
     assert whats(run_host(read_changes={'python_read': python_read})['python']) == [expected]
+
+
+ONE_G = {'kernel_tuning_hugepages': [{'size': '1G', 'count': 16}], 'kernel_tuning_skip': []}
+
+
+def test_boot_loader_is_read_only_for_1g_pages_of_the_whole_host():
+    assert pc.host_plan(dict(PLAN_INPUT, **ONE_G))['cmdline_pages'] == [16]
+    assert pc.host_plan(dict(PLAN_INPUT, kernel_tuning_hugepages=[{'size': '1G', 'count': 4, 'node': 1}]))[
+        'cmdline_pages'] == []
+    result = run_host()['boot_loader']
+    assert (result['status'], result['detail']) == ('not_applicable',
+                                                    'kernel_tuning_hugepages has no 1G pool of the whole host')
+
+
+def test_boot_loader_passes_with_the_planned_command_as_detail():
+    boot_plan = {'commands': [['/usr/sbin/grub2-mkconfig', '-o', '/boot/efi/EFI/openEuler/grub.cfg']], 'problem': ''}
+    result = run_host(ONE_G, {'boot_plan': boot_plan})['boot_loader']
+    assert (result['status'], result['detail']) == ('passed', '/usr/sbin/grub2-mkconfig -o /boot/efi/EFI/openEuler/grub.cfg')
+
+
+def test_boot_loader_without_a_way_is_refused_naming_the_variable():
+    boot_plan = {'commands': [], 'problem': '/etc/default/grub does not exist', 'fix': 'give each 1G pool a NUMA node'}
+    result = run_host(ONE_G, {'boot_plan': boot_plan})['boot_loader']
+    assert result['status'] == 'failed'
+    assert result['problems'] == [{'what': '16 1G pages of the whole host go on the kernel command line: '
+                                           '/etc/default/grub does not exist', 'variable': 'kernel_tuning_hugepages',
+                                   'fix': 'give each 1G pool a NUMA node'}]
 
 
 def test_python_not_applicable_for_the_container_method():
