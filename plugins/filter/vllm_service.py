@@ -10,6 +10,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ascend.vllm.plugins.module_utils import pip_check
+from ansible_collections.ascend.vllm.plugins.module_utils import pip_plan
 from ansible_collections.ascend.vllm.plugins.module_utils import vllm_service as vs
 
 
@@ -45,6 +46,11 @@ def vllm_pip_check(result, expected):
     if not isinstance(result, dict):
         raise AnsibleFilterError('vllm_pip_check: expected the registered result of pip check, got %r' % (result,))
     return _call(pip_check.verdict, result.get('stdout', ''), result.get('rc', 0), expected)
+
+
+def vllm_pip_source_builds(report):
+    """pip's installation report (parsed JSON) -> the packages it would build from source."""
+    return _call(pip_plan.source_builds, report)
 
 
 def vllm_binding_layer(stack, arch, numa_bind=True, additional_config=None):
@@ -188,6 +194,7 @@ class FilterModule(object):
             'vllm_numa_binding': vllm_numa_binding,
             'vllm_env_file': vllm_env_file,
             'vllm_pip_check': vllm_pip_check,
+            'vllm_pip_source_builds': vllm_pip_source_builds,
             'vllm_binding_layer': vllm_binding_layer,
             'vllm_hccl_expansion': vllm_hccl_expansion,
             'vllm_profile_release': vllm_profile_release,

@@ -32,7 +32,7 @@ __metaclass__ = type
 
 import re
 
-STAGES = ('driver_build', 'serving_venv', 'serving_container')
+STAGES = ('driver_build', 'serving_venv', 'serving_container', 'source_build')
 # The variables a site overrides, named in every refusal.
 PACKAGES_VAR = 'os_prerequisites_packages'
 DRIVER_BUILD_VAR = 'os_prerequisites_driver_build'

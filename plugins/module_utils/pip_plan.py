@@ -118,3 +118,22 @@ def pip_plan(stack, arch, family, index_url=None, extra_index_urls=None, wheelho
         'indexes': indexes,
         'problems': problems,
     }
+
+
+def source_builds(report):
+    """Names of the packages pip's installation report (``pip install --dry-run --report -``) would
+    build on the node: every item whose ``download_info.url`` is not a wheel - a source
+    distribution, a directory or a VCS checkout (pip's "Installation Report" format, version 1:
+    ``install`` is a list of ``{download_info: {url, ...}, metadata: {name, version}, ...}``).
+    Building them takes a C and C++ tool chain (vllm-ascend's installation guide at v0.23.0: gcc, g++,
+    cmake and libnuma-dev / numactl-devel before pip installs it)."""
+    install = (report or {}).get('install') if isinstance(report, dict) else None
+    if not isinstance(install, list):
+        raise ValueError('the pip installation report has no "install" list: %r' % (report,))
+    builds = []
+    for item in install:
+        url = ((item or {}).get('download_info') or {}).get('url') or ''
+        name = ((item or {}).get('metadata') or {}).get('name') or url
+        if not url.split('?', 1)[0].split('#', 1)[0].endswith('.whl') and name not in builds:
+            builds.append(name)
+    return builds

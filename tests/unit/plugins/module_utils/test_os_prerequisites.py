@@ -50,6 +50,10 @@ def test_vars_files_are_tried_most_specific_first(os_name, files):
     ('ubuntu_22.04_aarch64', ['driver_build', 'serving_venv'],
      ['dkms', 'gcc', 'make', 'linux-headers-5.15.0-91-generic', 'python3-venv', 'numactl']),
     ('debian_12_x86_64', ['serving_venv'], ['python3-venv', 'numactl']),
+    ('debian_12_x86_64', ['source_build'], ['gcc', 'g++', 'make', 'cmake', 'libnuma-dev']),
+    ('openeuler_22.03_aarch64', ['source_build'], ['gcc', 'gcc-c++', 'make', 'cmake', 'numactl-devel']),
+    ('kylin_v10_x86_64', ['serving_venv', 'source_build'],
+     ['python3', 'numactl', 'gcc', 'gcc-c++', 'make', 'cmake', 'numactl-devel']),
     ('debian_12_x86_64', [], []),
 ])
 def test_each_os_gets_its_own_names_with_the_running_kernel(os_name, stages, packages):
@@ -91,9 +95,9 @@ def test_a_name_listed_twice_is_installed_once():
 
 @pytest.mark.parametrize('stages, overrides, problem', [
     (['serving_venv', 'drivers'], None,
-     'os_prerequisites_stages: unknown stage(s) drivers; the stages are driver_build, serving_venv, serving_container'),
+     'os_prerequisites_stages: unknown stage(s) drivers; the stages are driver_build, serving_venv, serving_container, source_build'),
     (['serving_venv'], {'serving': ['python3']},
-     'os_prerequisites_packages: unknown stage(s) serving; the stages are driver_build, serving_venv, serving_container'),
+     'os_prerequisites_packages: unknown stage(s) serving; the stages are driver_build, serving_venv, serving_container, source_build'),
 ])
 def test_unknown_stages_are_refused_naming_the_variable(stages, overrides, problem):
     assert role_plan('debian_12_x86_64', stages, overrides)['problems'] == [problem]

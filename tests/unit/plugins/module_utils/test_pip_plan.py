@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ascend.vllm.plugins.module_utils.pip_plan import PlanError, pip_plan
+from ansible_collections.ascend.vllm.plugins.module_utils.pip_plan import PlanError, pip_plan, source_builds
 from ansible_collections.ascend.vllm.plugins.module_utils.stack import resolve_stack
 
 
@@ -127,3 +127,30 @@ def test_accepted_conflicts_refuse_what_they_cannot_read(accept, message):
     with pytest.raises(PlanError) as exc:
         pip_plan(resolve_stack('0.23.0'), 'x86_64', '910b', wheelhouse=True, accept=accept)
     assert str(exc.value).startswith(message)
+
+
+# pip's installation report, version 1 (pip docs, "Installation Report"): one item per package
+# to install, its download_info.url where pip found it.
+def report_item(name, url):
+    return {'download_info': {'url': url, 'archive_info': {'hashes': {'sha256': '0' * 64}}},
+            'is_direct': False, 'requested': True, 'metadata': {'name': name, 'version': '0.23.0'}}
+
+
+def test_source_builds_are_the_items_that_are_not_wheels():
+    report = {'version': '1', 'install': [
+        report_item('vllm', 'file:///var/cache/wheels/vllm-0.23.0-cp38-abi3-manylinux1_x86_64.whl'),
+        report_item('vllm-ascend', 'https://mirror.test/simple/vllm-ascend/vllm_ascend-0.23.0.tar.gz#sha256=00'),
+        report_item('torch-npu', 'https://mirror.test/torch_npu-2.10.0.post4-cp311-cp311-manylinux_2_28_aarch64.whl?x=1'),
+        {'download_info': {'url': 'git+https://example.test/repo.git', 'vcs_info': {'vcs': 'git'}},
+         'metadata': {'name': 'from-git', 'version': '1'}},
+    ]}
+    assert source_builds(report) == ['vllm-ascend', 'from-git']
+
+
+def test_nothing_to_install_builds_nothing():
+    assert source_builds({'version': '1', 'install': []}) == []
+
+
+def test_a_report_without_an_install_list_is_refused():
+    with pytest.raises(ValueError, match='no "install" list'):
+        source_builds({'version': '1'})
