@@ -19,7 +19,11 @@ firmware's GRUB looks for it:
 - Boot Loader Specification entries (GRUB_ENABLE_BLSCFG=true with /boot/loader/entries/*.conf):
   each entry carries its own options, which grubby edits; a regenerated grub.cfg does not
   change them (Fedora's documentation issue fedora-linux-sysadmin-guide#17: "grubby must be
-  used for that task").
+  used for that task"; RHEL 9.3's release notes: grub2-mkconfig leaves them unless given
+  --update-bls-cmdline). grubby keeps one value per argument name: ``--args`` first deletes every
+  argument of the same name (grubby-bls, update_args), and ``--remove-args`` with a name alone
+  removes every value. So the pair is removed by its exact old values, and entries that also
+  carry another page size (hugepagesz=2M hugepages=N) are refused rather than lose it.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -29,6 +33,8 @@ __metaclass__ = type
 import glob
 import os
 import re
+
+from ansible_collections.ascend.vllm.plugins.module_utils.hugepages import gigantic_pages_on_cmdline
 
 DEFAULTS_FILE = '/etc/default/grub'
 ENTRIES_DIR = '/boot/loader/entries'
@@ -42,6 +48,7 @@ SKIP_HINT = ("give each 1G pool a NUMA node in kernel_tuning_hugepages (set at r
              "line yourself")
 
 _BLS_RE = re.compile(r'^\s*GRUB_ENABLE_BLSCFG=["\']?true["\']?\s*(?:#.*)?$', re.MULTILINE)
+_OPTIONS_RE = re.compile(r'^\s*options\s+(.*?)\s*$', re.MULTILINE)
 
 
 def _read(path):
@@ -72,23 +79,40 @@ def read_layout(tools, root='/'):
         if text is not None:
             configs.append({'path': path, 'stub': is_stub(text), 'efi': path.startswith(EFI_DIR + '/')})
     defaults = _read(at(DEFAULTS_FILE))
-    entries = glob.glob(at(ENTRIES_DIR + '/*.conf'))
+    entries = sorted(glob.glob(at(ENTRIES_DIR + '/*.conf')))
+    options = []
+    for entry in entries:
+        found = _OPTIONS_RE.search(_read(entry) or '')
+        if found:
+            options.append(found.group(1))
     return {
         'firmware': 'uefi' if os.path.isdir(at('/sys/firmware/efi')) else 'bios',
         'tools': dict((name, path) for name, path in (tools or {}).items() if path),
         'configs': configs,
         'defaults_file': defaults is not None,
         'bls': bool(defaults and _BLS_RE.search(defaults)) and len(entries) > 0,
+        # The options line of each BLS entry: what grubby will change.
+        'bls_options': options,
     }
 
 
-def _grubby_commands(grubby, count):
-    # Remove, then add: the pair is the collection's, and removing first leaves no second
-    # hugepages= whatever grubby does with an argument that already exists.
-    commands = [[grubby, '--update-kernel=ALL', '--remove-args=hugepagesz hugepages']]
+def _grubby_commands(grubby, count, old_counts):
+    commands = [[grubby, '--update-kernel=ALL', '--remove-args=hugepagesz=1G hugepages=%s' % old]
+                for old in old_counts if str(old) != str(count)]
     if count > 0:
         commands.append([grubby, '--update-kernel=ALL', '--args=hugepagesz=1G hugepages=%d' % count])
     return commands
+
+
+def _other_page_sizes(options):
+    """hugepagesz= values other than 1G on the BLS entries' command lines."""
+    sizes = []
+    for line in options:
+        for token in line.split():
+            if token.lower().startswith('hugepagesz=') and token.split('=', 1)[1].upper() not in ('1G', '1024M', '1048576K'):
+                if token not in sizes:
+                    sizes.append(token)
+    return sizes
 
 
 def cmdline_plan(layout, count):
@@ -132,7 +156,17 @@ def cmdline_plan(layout, count):
         if not tools.get('grubby'):
             return refuse('the boot entries are Boot Loader Specification files (GRUB_ENABLE_BLSCFG=true, %s), whose '
                           'options only grubby changes, and grubby is not installed' % ENTRIES_DIR)
-        commands += _grubby_commands(tools['grubby'], int(count or 0))
+        options = layout.get('bls_options') or []
+        others = _other_page_sizes(options)
+        if others:
+            return refuse('the Boot Loader Specification entries also set %s, and grubby keeps one value per argument '
+                          'name: adding hugepagesz=1G would drop it' % ', '.join(others))
+        old = []
+        for line in options:
+            pages = gigantic_pages_on_cmdline(line)
+            if pages and pages not in old:
+                old.append(pages)
+        commands += _grubby_commands(tools['grubby'], int(count or 0), old)
     return {'commands': commands, 'config': target, 'problem': '', 'fix': ''}
 
 

@@ -69,6 +69,13 @@ layout:
     bls:
       description: Whether boot entries are Boot Loader Specification files (C(GRUB_ENABLE_BLSCFG=true) and entries present).
       type: bool
+    bls_options:
+      description:
+        - The C(options) line of each entry in C(/boot/loader/entries) - what grubby changes. The old C(hugepagesz=1G
+          hugepages=N) pair is removed by its exact values; entries that also set another C(hugepagesz=) are refused,
+          since grubby keeps one value per argument name.
+      type: list
+      elements: str
 plan:
   description: With O(hugepages_1g) - the commands that carry the defaults file to the next boot, the grub.cfg written, or the problem.
   returned: when O(hugepages_1g) is set

@@ -61,20 +61,31 @@ def test_kylin_bios_writes_boot_grub2(tmp_path):
 
 def test_an_efi_stub_forwards_to_boot_grub2_and_bls_entries_go_through_grubby(tmp_path):
     files = {'/etc/default/grub': BLS_DEFAULTS, '/boot/grub2/grub.cfg': GENERATED.replace('menuentry', 'blscfg\n#'),
-             '/boot/efi/EFI/redhat/grub.cfg': STUB, '/boot/loader/entries/abc-5.14.0.conf': 'options root=/dev/sda2\n'}
+             '/boot/efi/EFI/redhat/grub.cfg': STUB,
+             '/boot/loader/entries/abc-5.14.0.conf': 'title RHEL\noptions root=/dev/sda2 hugepagesz=1G hugepages=4\n',
+             '/boot/loader/entries/abc-5.14.1.conf': 'title RHEL\noptions root=/dev/sda2\n'}
     layout, result = plan(tmp_path, GRUBBY, count=8, uefi=True, files=files)
     assert layout['bls'] is True
+    assert layout['bls_options'] == ['root=/dev/sda2 hugepagesz=1G hugepages=4', 'root=/dev/sda2']
+    # The old pair goes by its exact values; grubby's --args then replaces nothing else.
     assert result['commands'] == [
         ['/usr/sbin/grub2-mkconfig', '-o', '/boot/grub2/grub.cfg'],
-        ['/usr/sbin/grubby', '--update-kernel=ALL', '--remove-args=hugepagesz hugepages'],
+        ['/usr/sbin/grubby', '--update-kernel=ALL', '--remove-args=hugepagesz=1G hugepages=4'],
         ['/usr/sbin/grubby', '--update-kernel=ALL', '--args=hugepagesz=1G hugepages=8']]
 
 
-def test_zero_pages_only_removes_them_from_bls_entries(tmp_path):
+@pytest.mark.parametrize('options, count, grubby', [
+    ('options x hugepagesz=1G hugepages=16', 0,
+     [['/usr/sbin/grubby', '--update-kernel=ALL', '--remove-args=hugepagesz=1G hugepages=16']]),
+    ('options x', 0, []),
+    ('options x hugepagesz=1G hugepages=16', 16,
+     [['/usr/sbin/grubby', '--update-kernel=ALL', '--args=hugepagesz=1G hugepages=16']]),
+])
+def test_bls_entries_lose_only_the_old_pair(tmp_path, options, count, grubby):
     files = {'/etc/default/grub': BLS_DEFAULTS, '/boot/grub2/grub.cfg': GENERATED,
-             '/boot/loader/entries/abc.conf': 'options x\n'}
-    result = plan(tmp_path, GRUBBY, count=0, files=files)[1]
-    assert result['commands'][1:] == [['/usr/sbin/grubby', '--update-kernel=ALL', '--remove-args=hugepagesz hugepages']]
+             '/boot/loader/entries/abc.conf': options + '\n'}
+    result = plan(tmp_path, GRUBBY, count=count, files=files)[1]
+    assert result['commands'][1:] == grubby
 
 
 def test_blscfg_without_entries_is_plain_grub(tmp_path):
@@ -105,6 +116,10 @@ HINT = ("give each 1G pool a NUMA node in kernel_tuning_hugepages (set at runtim
                        '/boot/loader/entries/a.conf': 'options x\n'},
      'the boot entries are Boot Loader Specification files (GRUB_ENABLE_BLSCFG=true, /boot/loader/entries), whose '
      'options only grubby changes, and grubby is not installed'),
+    (GRUBBY, False, {'/etc/default/grub': BLS_DEFAULTS, '/boot/grub2/grub.cfg': GENERATED,
+                     '/boot/loader/entries/a.conf': 'options x hugepagesz=2M hugepages=512\n'},
+     'the Boot Loader Specification entries also set hugepagesz=2M, and grubby keeps one value per argument name: '
+     'adding hugepagesz=1G would drop it'),
 ])
 def test_a_node_without_a_known_way_is_refused_with_what_to_do(tmp_path, tools, uefi, files, problem):
     result = plan(tmp_path, tools, uefi=uefi, files=files)[1]

@@ -45,5 +45,5 @@ def test_without_a_page_count_only_the_layout_is_returned(run_module, monkeypatc
     failed, result = run_module(boot_loader_info, {})
     assert not failed and 'plan' not in result
     assert result['layout'] == {'firmware': 'bios', 'tools': result['layout']['tools'], 'configs': [],
-                                'defaults_file': False, 'bls': False}
+                                'defaults_file': False, 'bls': False, 'bls_options': []}
     assert all(os.path.isabs(path) for path in result['layout']['tools'].values())
