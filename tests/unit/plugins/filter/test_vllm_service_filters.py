@@ -14,10 +14,15 @@ def test_filters_are_registered():
                                'vllm_hccl_expansion', 'vllm_hub_download', 'vllm_hub_problems', 'vllm_merge_args',
                                'vllm_multinode_args', 'vllm_name_problems', 'vllm_npu_problem', 'vllm_numa_binding',
                                'vllm_open_api_warnings', 'vllm_package_problems', 'vllm_pip_check',
-                               'vllm_profile_release', 'vllm_profile_serve', 'vllm_ray_chips_problem',
+                               'vllm_pip_source_builds', 'vllm_profile_release', 'vllm_profile_serve', 'vllm_ray_chips_problem',
                                'vllm_requirement_names', 'vllm_requirement_problems', 'vllm_rollback_plan',
                                'vllm_serve_argv', 'vllm_serving_address_problem', 'vllm_systemd_exec',
                                'vllm_unit_action', 'vllm_unit_drift', 'vllm_unit_state_problems']
+
+
+def test_pip_source_builds_failure_names_the_filter():
+    with pytest.raises(AnsibleFilterError, match=r'^source_builds: the pip installation report has no "install" list'):
+        FILTERS['vllm_pip_source_builds']({'version': '1'})
 
 
 def test_rollback_plan_filter_reads_registered_results():
