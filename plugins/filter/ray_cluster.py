@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # Apache License 2.0 (see LICENSE)
-"""Filters of the ray_cluster role; the logic is in plugins/module_utils/ray_status.py.
+"""Filters of the ray_cluster role; the logic is in plugins/module_utils/ray_status.py and ray_start.py.
 Documentation: one ``<filter name>.yml`` file per filter next to this one."""
 
 from __future__ import (absolute_import, division, print_function)
@@ -9,6 +9,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.ascend.vllm.plugins.module_utils import ray_start
 from ansible_collections.ascend.vllm.plugins.module_utils import ray_status as rs
 
 
@@ -27,9 +28,16 @@ def ray_join_check(status, expected, resource='NPU'):
     return _call(rs.join_check, status, expected, resource)
 
 
+def ray_start_argv(settings):
+    if not isinstance(settings, dict):
+        raise AnsibleFilterError('ray_start_argv: expected the settings as a mapping, got %r' % (settings,))
+    return _call(ray_start.start_argv, settings)
+
+
 class FilterModule(object):
     def filters(self):
         return {
             'ray_status': ray_status,
             'ray_join_check': ray_join_check,
+            'ray_start_argv': ray_start_argv,
         }

@@ -8,7 +8,7 @@ FILTERS = ray_cluster.FilterModule().filters()
 
 
 def test_filters_are_registered():
-    assert sorted(FILTERS) == ['ray_join_check', 'ray_status']
+    assert sorted(FILTERS) == ['ray_join_check', 'ray_start_argv', 'ray_status']
 
 
 def test_round_trip():
