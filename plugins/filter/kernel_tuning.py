@@ -23,8 +23,7 @@ def kernel_tuning_check(wanted, state, skip=None, nodes=None, thp_file='/sys/ker
     skip = list(skip or [])
     problems = tuning_checks.request_problems(wanted, skip, nodes or [])
     if boot_plan and boot_plan.get('problem'):
-        problems.append('1G pages of the whole host (kernel_tuning_hugepages) go on the kernel command line: %s. Fix: %s'
-                        % (boot_plan['problem'], boot_plan.get('fix') or ''))
+        problems.append('%s (kernel_tuning_hugepages). Fix: %s' % (boot_plan['problem'], boot_plan.get('fix') or ''))
     refused = tuning_checks.kernel_refusals(wanted, skip, state, thp_file)
     return {'problems': problems, 'refused': refused,
             'message': tuning_checks.failure_message(host, problems, refused, skip)}

@@ -119,7 +119,8 @@ def cmdline_plan(layout, count):
     """How to carry ``count`` 1G pages (0: none) of /etc/default/grub to the next boot.
 
     Returns ``{'commands': [argv, ...], 'config': the grub.cfg written, 'problem': '', 'fix': ''}``;
-    when this node's layout has no known way, ``problem`` says why and ``fix`` what to do instead.
+    when this node's layout has no known way, ``problem`` says why (one sentence that preflight and
+    kernel_tuning both state) and ``fix`` what to do instead.
     """
     layout = layout or {}
     tools = layout.get('tools') or {}
@@ -127,7 +128,9 @@ def cmdline_plan(layout, count):
     firmware = layout.get('firmware') or 'bios'
 
     def refuse(what):
-        return {'commands': [], 'config': '', 'problem': what, 'fix': SKIP_HINT % max(int(count or 0), 1)}
+        return {'commands': [], 'config': '',
+                'problem': '%s 1G pages of the whole host go on the kernel command line: %s' % (count, what),
+                'fix': SKIP_HINT % max(int(count or 0), 1)}
 
     if not layout.get('defaults_file'):
         return refuse('%s does not exist: this node does not boot through GRUB\'s defaults file' % DEFAULTS_FILE)

@@ -505,8 +505,7 @@ def host_checks(plan, v):
     def boot_problems():
         if not boot_plan.get('problem'):
             return []
-        return [problem('%s 1G pages of the whole host go on the kernel command line: %s'
-                        % (cmdline_pages[0], boot_plan['problem']), 'kernel_tuning_hugepages', boot_plan.get('fix') or '')]
+        return [problem(boot_plan['problem'], 'kernel_tuning_hugepages', boot_plan.get('fix') or '')]
 
     boot_detail = ' && '.join(' '.join(command) for command in boot_plan.get('commands') or [])
 

@@ -123,7 +123,8 @@ HINT = ("give each 1G pool a NUMA node in kernel_tuning_hugepages (set at runtim
 ])
 def test_a_node_without_a_known_way_is_refused_with_what_to_do(tmp_path, tools, uefi, files, problem):
     result = plan(tmp_path, tools, uefi=uefi, files=files)[1]
-    assert result == {'commands': [], 'config': '', 'problem': problem, 'fix': HINT}
+    assert result == {'commands': [], 'config': '',
+                      'problem': '16 1G pages of the whole host go on the kernel command line: ' + problem, 'fix': HINT}
 
 
 @pytest.mark.parametrize('hugepages, skip, expected', [
@@ -138,11 +139,12 @@ def test_only_1g_pages_of_the_whole_host_read_the_boot_loader(hugepages, skip, e
     assert boot_loader.cmdline_pages(hugepages, skip) == expected
 
 
-def test_kernel_tuning_refuses_before_changing_anything():
+def test_kernel_tuning_refuses_before_changing_anything(tmp_path):
+    boot_plan = plan(tmp_path, MKCONFIG, files={'/etc/default/grub': DEFAULTS})[1]
     checked = kernel_tuning_filters.kernel_tuning_check(
         {'hugepages': [{'size': '1G', 'count': 16}]}, {}, ['cpu_governor', 'thp', 'memlock', 'sysctl'], [], host='n1',
-        boot_plan={'commands': [], 'problem': 'BIOS boot, but /boot/grub2/grub.cfg does not exist', 'fix': HINT})
+        boot_plan=boot_plan)
     assert checked['problems'][-1] == (
-        '1G pages of the whole host (kernel_tuning_hugepages) go on the kernel command line: BIOS boot, but '
-        '/boot/grub2/grub.cfg does not exist. Fix: ' + HINT)
+        '16 1G pages of the whole host go on the kernel command line: BIOS boot, but /boot/grub2/grub.cfg does not '
+        'exist (found: no grub.cfg) (kernel_tuning_hugepages). Fix: ' + HINT)
     assert checked['message'].endswith('Nothing was changed.')

@@ -198,7 +198,8 @@ def test_boot_loader_passes_with_the_planned_command_as_detail():
 
 
 def test_boot_loader_without_a_way_is_refused_naming_the_variable():
-    boot_plan = {'commands': [], 'problem': '/etc/default/grub does not exist', 'fix': 'give each 1G pool a NUMA node'}
+    boot_plan = {'commands': [], 'problem': '16 1G pages of the whole host go on the kernel command line: '
+                                            '/etc/default/grub does not exist', 'fix': 'give each 1G pool a NUMA node'}
     result = run_host(ONE_G, {'boot_plan': boot_plan})['boot_loader']
     assert result['status'] == 'failed'
     assert result['problems'] == [{'what': '16 1G pages of the whole host go on the kernel command line: '
