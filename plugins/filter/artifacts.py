@@ -8,6 +8,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
+from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.ascend.vllm.plugins.module_utils import artifact_checks
 
@@ -25,8 +26,28 @@ def artifacts_mismatch(name, actual, expectation, where, kept=False):
     return artifact_checks.mismatch(name, actual, expectation, where, bool(kept))
 
 
+def artifacts_curl_argv(curl, settings):
+    """curl's command line for a download (module_utils.artifact_checks.curl_argv)."""
+    if not isinstance(settings, dict):
+        raise AnsibleFilterError('artifacts_curl_argv: the settings must be a mapping, got %s' % type(settings).__name__)
+    flags = dict((name, boolean(settings[name])) for name in ('has_user', 'use_proxy', 'validate_certs') if name in settings)
+    try:
+        return artifact_checks.curl_argv(str(curl), dict(settings, **flags))
+    except (KeyError, TypeError) as exc:
+        raise AnsibleFilterError('artifacts_curl_argv: the settings lack %s' % exc)
+
+
+def artifacts_staged_problems(stats, cache_dir, want):
+    """What is wrong with the packages staged on the node (module_utils.artifact_checks.staged_problems)."""
+    if not isinstance(want, dict):
+        raise AnsibleFilterError('artifacts_staged_problems: the expected SHA256 must be a mapping, got %s'
+                                 % type(want).__name__)
+    return artifact_checks.staged_problems(str(cache_dir), list(stats), want)
+
+
 class FilterModule(object):
     """ascend.vllm artifacts filters."""
 
     def filters(self):
-        return {'artifacts_expected': artifacts_expected, 'artifacts_mismatch': artifacts_mismatch}
+        return {'artifacts_curl_argv': artifacts_curl_argv, 'artifacts_expected': artifacts_expected,
+                'artifacts_mismatch': artifacts_mismatch, 'artifacts_staged_problems': artifacts_staged_problems}

@@ -28,6 +28,12 @@ def benchmark_summary(data, tool='vllm_bench', slo_ttft_p99_ms=None, slo_output_
     return _call(bm.summarize, data, tool, slo_ttft_p99_ms, slo_output_throughput, num_prompts)
 
 
+def benchmark_result(data, host, report, tool='vllm_bench', labels=None, error='', slo_ttft_p99_ms=None,
+                     slo_output_throughput=None, num_prompts=None):
+    return _call(bm.host_result, data, host, report, tool, labels or {}, error, slo_ttft_p99_ms, slo_output_throughput,
+                 num_prompts)
+
+
 def benchmark_table(rows):
     return _call(bm.table, rows)
 
@@ -56,6 +62,7 @@ class FilterModule(object):
     def filters(self):
         return {
             'benchmark_argv': benchmark_argv,
+            'benchmark_result': benchmark_result,
             'benchmark_summary': benchmark_summary,
             'benchmark_table': benchmark_table,
             'benchmark_load_problem': benchmark_load_problem,

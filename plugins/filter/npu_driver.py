@@ -11,6 +11,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
+from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.ascend.vllm.plugins.module_utils import driver_checks
 from ansible_collections.ascend.vllm.plugins.module_utils.stack import StackError
@@ -44,9 +45,18 @@ def npu_driver_reboot_reasons(installed, running, fw_installed, fw_running, fw_f
         raise AnsibleFilterError('npu_driver_reboot_reasons: %s' % exc)
 
 
+def npu_driver_reboot_notice(reasons, host, check_mode, reboot_ok, on_required):
+    """What the play says about a reboot it did not do (module_utils.driver_checks.reboot_notice)."""
+    try:
+        return driver_checks.reboot_notice(str(host), [str(r) for r in reasons], boolean(check_mode), boolean(reboot_ok),
+                                           on_required)
+    except (TypeError, ValueError) as exc:
+        raise AnsibleFilterError('npu_driver_reboot_notice: %s' % exc)
+
+
 class FilterModule(object):
     """ascend.vllm npu_driver filters."""
 
     def filters(self):
-        return {'npu_driver_problems': npu_driver_problems, 'npu_driver_reboot_reasons': npu_driver_reboot_reasons,
-                'npu_driver_verify_problems': npu_driver_verify_problems}
+        return {'npu_driver_problems': npu_driver_problems, 'npu_driver_reboot_notice': npu_driver_reboot_notice,
+                'npu_driver_reboot_reasons': npu_driver_reboot_reasons, 'npu_driver_verify_problems': npu_driver_verify_problems}

@@ -19,8 +19,27 @@ def rolling_upgrade_problems(request):
     return rollout_checks.request_problems(request)
 
 
+def rolling_upgrade_summary(facts_of, hosts):
+    """One result row per host of the play (module_utils.rollout_checks.summary_rows)."""
+    try:
+        return rollout_checks.summary_rows(list(hosts), facts_of)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise AnsibleFilterError('rolling_upgrade_summary expects hostvars and the play hosts: %s' % exc)
+
+
+def rolling_upgrade_lines(rows):
+    """One line per result row (module_utils.rollout_checks.summary_line)."""
+    return [rollout_checks.summary_line(row) for row in rows]
+
+
+def rolling_upgrade_stopped(rows):
+    """Why the rollout stopped; '' when every node moved (module_utils.rollout_checks.stop_message)."""
+    return rollout_checks.stop_message(rows)
+
+
 class FilterModule(object):
     """ascend.vllm rolling_upgrade filters."""
 
     def filters(self):
-        return {'rolling_upgrade_problems': rolling_upgrade_problems}
+        return {'rolling_upgrade_lines': rolling_upgrade_lines, 'rolling_upgrade_problems': rolling_upgrade_problems,
+                'rolling_upgrade_stopped': rolling_upgrade_stopped, 'rolling_upgrade_summary': rolling_upgrade_summary}

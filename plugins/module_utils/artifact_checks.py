@@ -67,3 +67,39 @@ def mismatch(name, actual, expectation, where, kept=False):
     else:
         text += ' The source file is damaged or its SHA256SUMS is stale: fetch the vendor package again.'
     return text
+
+
+def curl_argv(curl, settings):
+    """curl's command line for a download, without the output file and the URL.
+
+    ``settings``: ``retries``, ``retry_delay``, ``timeout`` (seconds), ``has_user`` (credentials
+    go on stdin through ``--config -``, never on the command line), ``use_proxy``,
+    ``validate_certs``.
+    """
+    argv = [curl.strip(), '--fail', '--location', '--silent', '--show-error',
+            '--retry', str(settings['retries']), '--retry-delay', str(settings['retry_delay']),
+            '--connect-timeout', str(settings['timeout'])]
+    if settings.get('has_user'):
+        argv += ['--config', '-']
+    if not settings.get('use_proxy', True):
+        argv += ['--noproxy', '*']
+    if not settings.get('validate_certs', True):
+        argv.append('--insecure')
+    return argv
+
+
+def staged_problems(cache_dir, stats, want):
+    """'<cache_dir>/<file> is missing' or '... has SHA256 <x>, expected <y>' per package to stage.
+
+    ``stats``: ``{'item': file, 'stat': {...}}`` per package (the results of a stat loop);
+    ``want``: file -> expected SHA256.
+    """
+    problems = []
+    for result in stats:
+        name, stat = result['item'], result.get('stat') or {}
+        path = '%s/%s' % (cache_dir.rstrip('/'), name)
+        if not stat.get('exists'):
+            problems.append('%s is missing' % path)
+        else:
+            problems.append('%s has SHA256 %s, expected %s' % (path, stat.get('checksum'), want.get(name, '(none)')))
+    return problems

@@ -321,6 +321,19 @@ def summarize(data, tool, slo_ttft_p99_ms=None, slo_output_throughput=None, num_
     return judge(parse_result(data, tool), slo_ttft_p99_ms, slo_output_throughput, num_prompts)
 
 
+def host_result(data, host, report, tool, labels, error='', slo_ttft_p99_ms=None, slo_output_throughput=None,
+                num_prompts=None):
+    """A host's benchmark result: the judged summary of ``data`` (the tool's JSON, None when the
+    tool wrote none) with the host, the report path and the serving labels; or, when the run
+    failed (``error``) or wrote nothing, the reason in ``error`` and no figures."""
+    if error or data is None:
+        return {'host': host, 'report': report, 'tool': tool, 'labels': labels,
+                'error': error or 'the tool wrote no result to %s' % report}
+    result = summarize(data, tool, slo_ttft_p99_ms, slo_output_throughput, num_prompts)
+    result.update({'host': host, 'report': report, 'labels': labels, 'error': None})
+    return result
+
+
 def load_problem(num_prompts, max_prompts, timeout, poll_interval, model):
     """Why the requested load is refused (it must be bounded and have a model), or ''."""
     if not 1 <= as_int(num_prompts) <= as_int(max_prompts):

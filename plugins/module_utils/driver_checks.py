@@ -176,3 +176,30 @@ def reboot_reasons(installed, running, fw_installed, fw_running, fw_flashed=Fals
     elif fw_flashed and not fw_running:
         reasons.append('firmware %s was flashed by this run' % fw_installed)
     return reasons
+
+
+_ON_REBOOT_REQUIRED = {
+    'end_host': 'The rest of the play is skipped for this host.',
+    'continue': 'The play continues (npu_driver_on_reboot_required: continue).',
+    'fail': 'Failing the host (npu_driver_on_reboot_required: fail).',
+}
+
+
+def reboot_notice(host, reasons, check_mode, reboot_ok, on_required):
+    """What the play says about a reboot it did not do.
+
+    ``reasons``: why the node needs one; ``check_mode``: the run changed nothing, so it only
+    would need one; ``reboot_ok``: ascend_reboot_ok (when it is true and still no reboot
+    happened, the play runs on the controller itself, which is never rebooted);
+    ``on_required``: npu_driver_on_reboot_required.
+    """
+    because = '; '.join(reasons)
+    if check_mode:
+        return 'Check mode: this run would leave %s waiting for a reboot (%s).' % (host, because)
+    if on_required not in _ON_REBOOT_REQUIRED:
+        raise ValueError('npu_driver_on_reboot_required must be one of %s, got %r'
+                         % (', '.join(sorted(_ON_REBOOT_REQUIRED)), on_required))
+    why = ('the play runs on the controller itself (local connection), which is never rebooted'
+           if reboot_ok else 'ascend_reboot_ok is false')
+    return ('%s needs a reboot before the new NPU software runs: %s. %s: reboot it yourself and run the play again, '
+            'or run it with ascend_reboot_ok=true. %s' % (host, because, why, _ON_REBOOT_REQUIRED[on_required]))

@@ -40,3 +40,46 @@ def request_problems(request):
         problems.append('vllm_service_install_method %s is not supported; a rolling upgrade keeps a virtualenv per release '
                         '(venv)' % method)
     return problems
+
+
+# Results that count as moved: the node runs the target release (upgraded now, or already).
+MOVED = ('upgraded', 'unchanged')
+
+
+def summary_rows(hosts, facts_of):
+    """One row per host of the play, from the facts each node recorded during the rollout.
+
+    ``facts_of``: a mapping host -> that host's variables (Ansible's hostvars); a host the rollout
+    never reached has no ``rolling_upgrade_result`` and is 'not reached'.
+    """
+    rows = []
+    for host in hosts:
+        facts = facts_of[host]
+        rows.append({'host': host,
+                     'from': facts.get('rolling_upgrade_from'),
+                     'to': facts.get('rolling_upgrade_to'),
+                     'result': facts.get('rolling_upgrade_result', 'not reached'),
+                     'error': facts.get('rolling_upgrade_error', '') or ''})
+    return rows
+
+
+def summary_line(row):
+    """'<host>: <from> -> <to>: <result>[ (<error>)]', '?' for an unknown release."""
+    line = '%s: %s -> %s: %s' % (row['host'], row.get('from') or '?', row.get('to') or '?', row['result'])
+    return line + (' (%s)' % row['error'] if row.get('error') else '')
+
+
+def stop_message(rows):
+    """Why the rollout stopped, naming each node that did not move; '' when every node moved."""
+    stuck = [row for row in rows if row['result'] not in MOVED]
+    if not stuck:
+        return ''
+    parts = ['rolling_upgrade: the rollout stopped.']
+    for row in stuck:
+        if row['result'] == 'not reached':
+            continue
+        back = ' to %s' % row['from'] if row['result'] == 'rolled back' else ''
+        parts.append('%s: %s%s after %s.' % (row['host'], row['result'], back, row.get('error') or 'an unknown error'))
+    unreached = [row['host'] for row in stuck if row['result'] == 'not reached']
+    parts.append('Not reached (still on their release): %s.' % (', '.join(unreached) or 'none'))
+    return ' '.join(parts)

@@ -56,3 +56,45 @@ def test_a_pin_without_a_listed_entry_names_both_suspects():
     exp = ac.expected('', {DRV: '0' * 64})
     assert ac.mismatch(DRV, GOOD, exp, WHERE).endswith(
         'The pin ascend_artifacts_sha256[%s] is wrong, or the source file is damaged.' % DRV)
+
+
+FILTERS = __import__('ansible_collections.ascend.vllm.plugins.filter.artifacts',
+                     fromlist=['FilterModule']).FilterModule().filters()
+SETTINGS = {'retries': 3, 'retry_delay': 10, 'timeout': 60}
+CURL = ['/usr/bin/curl', '--fail', '--location', '--silent', '--show-error', '--retry', '3', '--retry-delay', '10',
+        '--connect-timeout', '60']
+
+
+def test_artifacts_filters_are_registered():
+    assert sorted(FILTERS) == ['artifacts_curl_argv', 'artifacts_expected', 'artifacts_mismatch',
+                               'artifacts_staged_problems']
+
+
+@pytest.mark.parametrize('flags, tail', [
+    ({}, []),
+    ({'has_user': True, 'use_proxy': True, 'validate_certs': True}, ['--config', '-']),
+    # Inventory strings, as a template may hand them over.
+    ({'has_user': 'false', 'use_proxy': 'false', 'validate_certs': 'no'}, ['--noproxy', '*', '--insecure']),
+])
+def test_curl_argv(flags, tail):
+    assert FILTERS['artifacts_curl_argv']('/usr/bin/curl\n', dict(SETTINGS, **flags)) == CURL + tail
+
+
+def test_curl_argv_never_carries_credentials():
+    argv = FILTERS['artifacts_curl_argv']('/usr/bin/curl', dict(SETTINGS, has_user=True, password='s3cret'))
+    assert 's3cret' not in ' '.join(argv)
+
+
+def test_curl_argv_names_what_is_missing():
+    from ansible.errors import AnsibleFilterError
+    with pytest.raises(AnsibleFilterError, match="lack 'timeout'"):
+        FILTERS['artifacts_curl_argv']('/usr/bin/curl', {'retries': 1, 'retry_delay': 1})
+
+
+def test_staged_problems():
+    stats = [{'item': DRV, 'stat': {'exists': False}},
+             {'item': 'fw.run', 'stat': {'exists': True, 'checksum': GOOD}}]
+    assert FILTERS['artifacts_staged_problems'](stats, '/var/cache/ascend/', {'fw.run': OTHER}) == [
+        '/var/cache/ascend/%s is missing' % DRV,
+        '/var/cache/ascend/fw.run has SHA256 %s, expected %s' % (GOOD, OTHER)]
+    assert FILTERS['artifacts_staged_problems']([], '/c', {}) == []

@@ -119,3 +119,37 @@ def test_verify_filter_refuses_a_state_without_npu_facts():
 def test_reboot_reasons(args, reasons):
     assert reboot_reasons(*args) == reasons
     assert FILTERS['npu_driver_reboot_reasons'](*args) == reasons
+
+
+def test_filters_are_registered():
+    assert sorted(FILTERS) == ['npu_driver_problems', 'npu_driver_reboot_notice', 'npu_driver_reboot_reasons',
+                               'npu_driver_verify_problems']
+
+
+REASONS = ['driver 25.5.1 installed, 24.1.rc3 runs', 'firmware flashed by this run']
+
+
+@pytest.mark.parametrize('check_mode, reboot_ok, on_required, notice', [
+    (True, False, 'end_host',
+     'Check mode: this run would leave n1 waiting for a reboot (driver 25.5.1 installed, 24.1.rc3 runs; firmware'
+     ' flashed by this run).'),
+    (False, False, 'end_host',
+     'n1 needs a reboot before the new NPU software runs: driver 25.5.1 installed, 24.1.rc3 runs; firmware flashed by'
+     ' this run. ascend_reboot_ok is false: reboot it yourself and run the play again, or run it with'
+     ' ascend_reboot_ok=true. The rest of the play is skipped for this host.'),
+    (False, 'yes', 'continue',
+     'n1 needs a reboot before the new NPU software runs: driver 25.5.1 installed, 24.1.rc3 runs; firmware flashed by'
+     ' this run. the play runs on the controller itself (local connection), which is never rebooted: reboot it'
+     ' yourself and run the play again, or run it with ascend_reboot_ok=true. The play continues'
+     ' (npu_driver_on_reboot_required: continue).'),
+    (False, False, 'fail', 'n1 needs a reboot before the new NPU software runs: driver 25.5.1 installed, 24.1.rc3'
+     ' runs; firmware flashed by this run. ascend_reboot_ok is false: reboot it yourself and run the play again, or run'
+     ' it with ascend_reboot_ok=true. Failing the host (npu_driver_on_reboot_required: fail).'),
+])
+def test_reboot_notice(check_mode, reboot_ok, on_required, notice):
+    assert FILTERS['npu_driver_reboot_notice'](REASONS, 'n1', check_mode, reboot_ok, on_required) == notice
+
+
+def test_reboot_notice_refuses_an_unknown_policy():
+    with pytest.raises(AnsibleFilterError, match='npu_driver_on_reboot_required must be one of continue, end_host, fail'):
+        FILTERS['npu_driver_reboot_notice'](REASONS, 'n1', False, False, 'later')

@@ -37,3 +37,52 @@ def test_request_problems(change, problems):
 def test_the_filter_refuses_what_is_not_a_mapping():
     with pytest.raises(AnsibleFilterError, match='expects a mapping, got list'):
         FILTERS['rolling_upgrade_problems']([])
+
+
+def test_filters_are_registered():
+    assert sorted(FILTERS) == ['rolling_upgrade_lines', 'rolling_upgrade_problems', 'rolling_upgrade_stopped',
+                               'rolling_upgrade_summary']
+
+
+# What the nodes of a stopped rollout recorded: n1 upgraded, n2 rolled back, n3 never reached.
+FACTS = {
+    'n1': {'rolling_upgrade_from': '0.18.0', 'rolling_upgrade_to': '0.23.0', 'rolling_upgrade_result': 'upgraded'},
+    'n2': {'rolling_upgrade_from': '0.18.0', 'rolling_upgrade_to': '0.23.0', 'rolling_upgrade_result': 'rolled back',
+           'rolling_upgrade_error': 'the health gate timed out'},
+    'n3': {'inventory_hostname': 'n3'},
+}
+
+
+def test_summary_rows_read_each_host_and_mark_the_unreached():
+    rows = FILTERS['rolling_upgrade_summary'](FACTS, ['n1', 'n2', 'n3'])
+    assert rows == [
+        {'host': 'n1', 'from': '0.18.0', 'to': '0.23.0', 'result': 'upgraded', 'error': ''},
+        {'host': 'n2', 'from': '0.18.0', 'to': '0.23.0', 'result': 'rolled back', 'error': 'the health gate timed out'},
+        {'host': 'n3', 'from': None, 'to': None, 'result': 'not reached', 'error': ''},
+    ]
+    assert FILTERS['rolling_upgrade_lines'](rows) == [
+        'n1: 0.18.0 -> 0.23.0: upgraded',
+        'n2: 0.18.0 -> 0.23.0: rolled back (the health gate timed out)',
+        'n3: ? -> ?: not reached',
+    ]
+
+
+def test_stop_message_names_each_node_that_did_not_move():
+    rows = FILTERS['rolling_upgrade_summary'](FACTS, ['n1', 'n2', 'n3'])
+    assert FILTERS['rolling_upgrade_stopped'](rows) == (
+        'rolling_upgrade: the rollout stopped. n2: rolled back to 0.18.0 after the health gate timed out.'
+        ' Not reached (still on their release): n3.')
+    failed = [dict(rows[1], result='failed', error='')]
+    assert FILTERS['rolling_upgrade_stopped'](failed) == (
+        'rolling_upgrade: the rollout stopped. n2: failed after an unknown error.'
+        ' Not reached (still on their release): none.')
+
+
+def test_no_stop_message_when_every_node_moved():
+    rows = [{'host': 'n1', 'from': '0.23.0', 'to': '0.23.0', 'result': 'unchanged', 'error': ''}]
+    assert FILTERS['rolling_upgrade_stopped'](rows) == ''
+
+
+def test_summary_refuses_an_unknown_host():
+    with pytest.raises(AnsibleFilterError, match='expects hostvars and the play hosts'):
+        FILTERS['rolling_upgrade_summary'](FACTS, ['n9'])
