@@ -39,6 +39,11 @@ def main():
 
     if not os.path.isdir(args.private_data_dir):
         os.makedirs(args.private_data_dir)
+    # ansible-runner reads env/extravars when it is given none, so a job without extra vars would
+    # inherit the last job's (an interrupted run of the scenario leaves them behind).
+    leftover = os.path.join(args.private_data_dir, 'env', 'extravars')
+    if os.path.exists(leftover):
+        os.remove(leftover)
     ansible_runner.run(private_data_dir=args.private_data_dir, project_dir=args.project_dir,
                        inventory=args.inventory, playbook=args.playbook, ident=args.ident,
                        extravars=json.loads(args.extravars), quiet=True,
