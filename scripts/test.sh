@@ -52,15 +52,30 @@ stage_engine() {
 # waiting on systemd, installers and health gates inside its own containers (measured: two
 # scenarios together took 84 s against 144 s one after the other, at a third of two cores).
 # Longest first, so the lanes end together; scenarios not listed go first.
-molecule_order="operations aarch64 ray_cluster multinode vllm_service site dp_engine npu_driver hccn cann kernel_tuning
+# The first three need no prepared image, which is built beside them.
+molecule_order="operations aarch64 site ray_cluster multinode vllm_service dp_engine npu_driver hccn cann kernel_tuning
   benchmark preflight simulator diagnostics monitoring os_prerequisites modules default"
 # These change host-global kernel state (huge pages, sysctls) and restore it afterwards; they take
 # one lock so they never overlap each other.
 host_global_scenarios=" modules kernel_tuning "
+# Scenarios whose nodes start with the NPU driver (and CANN) installed name the prepared images
+# (tests/sandbox/image/prepared.sh) in their molecule.yml. Built once per recipe under a lock:
+# stage_molecule starts the build beside the first scenarios, and a scenario that needs the
+# images waits for it (or builds them when run alone).
+needs_prepared() { grep -qE 'ASCEND_SANDBOX_IMAGE_(DRIVER|CANN)' "molecule/$1/molecule.yml"; }
+prepared_images() { flock "$logs/prepared.lock" "$REPO_ROOT/tests/sandbox/image/prepared.sh"; }
 molecule_one() {
-  local s=$1 start rc
+  local s=$1 start rc images
   start=$(date +%s)
   : >"$logs/molecule-$s.log"
+  if needs_prepared "$s"; then
+    if ! images=$(prepared_images 2>>"$logs/molecule-$s.log"); then
+      echo "1 $(( $(date +%s) - start ))" >"$logs/molecule-$s.result"
+      return
+    fi
+    read -r ASCEND_SANDBOX_IMAGE_DRIVER ASCEND_SANDBOX_IMAGE_CANN <<<"$images"
+    export ASCEND_SANDBOX_IMAGE_DRIVER ASCEND_SANDBOX_IMAGE_CANN
+  fi
   # The Kunpeng node's image: built here (minutes under emulation), reused while its recipe holds.
   if [ "$s" = aarch64 ] && [ -z "${ASCEND_SANDBOX_IMAGE_ARM64:-}" ]; then
     if ! ASCEND_SANDBOX_IMAGE_ARM64=$(ASCEND_SANDBOX_ARCH=arm64 "$REPO_ROOT/tests/sandbox/image/build.sh" 2>>"$logs/molecule-$s.log"); then
@@ -107,6 +122,14 @@ stage_molecule() {
   for s in $scenarios; do [[ $order_words == *" $s "* ]] || ordered+=("$s"); done
   for s in $molecule_order; do [[ $scenario_words == *" $s "* ]] && ordered+=("$s"); done
   log "molecule: ${#ordered[@]} scenarios, $jobs at a time: ${ordered[*]}"
+  for s in "${ordered[@]}"; do
+    if needs_prepared "$s"; then
+      ( start=$(date +%s)
+        prepared_images >/dev/null 2>"$logs/prepared.log" && result=ok || result=FAILED
+        printf '%-28s %5ss  %s\n' "prepared images" "$(( $(date +%s) - start ))" "$result" >>"$logs/molecule.stages" ) &
+      break
+    fi
+  done
   for s in "${ordered[@]}"; do
     rm -f "$logs/molecule-$s.result"
     while [ ${#running[@]} -ge "$jobs" ]; do molecule_reap; done
