@@ -39,8 +39,9 @@ def main():
 
     if not os.path.isdir(args.private_data_dir):
         os.makedirs(args.private_data_dir)
-    # ansible-runner reads env/extravars when it is given none, so a job without extra vars would
-    # inherit the last job's (an interrupted run of the scenario leaves them behind).
+    # ansible-runner passes env/extravars whenever it exists and writes it only when it does not,
+    # so every job would inherit the first job's extra vars (an interrupted run of the scenario
+    # leaves them behind for the next run's first job too).
     leftover = os.path.join(args.private_data_dir, 'env', 'extravars')
     if os.path.exists(leftover):
         os.remove(leftover)
