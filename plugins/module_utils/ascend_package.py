@@ -31,9 +31,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import posixpath
 import re
 
-from ansible_collections.ascend.vllm.plugins.module_utils.stack import StackError, compare_versions
+from ansible_collections.ascend.vllm.plugins.module_utils.stack import StackError, compare_versions, same_version
 
 KINDS = ('driver', 'firmware', 'toolkit', 'kernels', 'ops', 'nnal')
 HDK_KINDS = ('driver', 'firmware')
@@ -324,6 +325,47 @@ def decide(state, installed, package_version, allow_downgrade=False):
     return 'refuse', ('%s %s is installed, newer than the package (%s): refusing to downgrade. Set '
                       'allow_downgrade=true to replace it, or use a package of %s or newer'
                       % (installed.get('kind') or 'a version', current, package_version, current))
+
+
+def uninstall_script(kind, installed):
+    """The vendor's own uninstall script of an installed package, or None where none is documented.
+
+    ``<p>/driver/script/uninstall.sh`` and ``<p>/firmware/script/uninstall.sh`` (hiascend.com, the
+    Atlas 300V guide's "software uninstall", 300V_0067: driver first, then firmware, after every
+    other package), ``<p>/ascend-toolkit/<version>/<arch>-linux/script/uninstall.sh`` (CANN 6.3.RC1
+    install guide, instg_000083, "script uninstall"; reached through ``latest``, the directory of the
+    toolkit's install record). Both documents name ``<package>.run --uninstall`` as the other way.
+    """
+    if kind in HDK_KINDS:
+        return '%s/%s/script/uninstall.sh' % (installed['path'].rstrip('/'), kind)
+    if kind == 'toolkit' and installed.get('version_file'):
+        return posixpath.dirname(installed['version_file']) + '/script/uninstall.sh'
+    return None
+
+
+def choose_uninstaller(kind, installed, names, directory, arch=None):
+    """How to uninstall ``installed`` when ``path`` is a directory of packages (the node's cache).
+
+    ``names``: the file names in ``directory``. Returns ``('package', <file>)`` - the ``.run`` of
+    this kind and of the installed version (and of ``arch`` when the name carries one) - else
+    ``('script', <path>)`` - the package's own documented uninstall script (uninstall_script).
+    Raises PackageError when neither exists for this kind.
+    """
+    version = installed.get('version')
+    if version:
+        for name in sorted(names):
+            parsed = parse_package_name(name)
+            if not parsed or parsed['kind'] != kind or not same_version(parsed['version'], version):
+                continue
+            if arch and parsed['arch'] and parsed['arch'] != arch:
+                continue
+            return 'package', '%s/%s' % (directory.rstrip('/'), name)
+    script = uninstall_script(kind, installed)
+    if script:
+        return 'script', script
+    raise PackageError('%s %s is installed, but %s holds no package of it (a .run of kind %s, version %s) and the '
+                       'vendor documents no uninstall script for it: put its package there, or give its path'
+                       % (kind, version or '(an unfinished install)', directory, kind, version or 'any'))
 
 
 def install_args(kind, action, install_path, install_for_all=True, force=False, username=None,

@@ -41,6 +41,13 @@ options:
       - The C(.run) file on the managed node.
       - In check mode the file may be missing (not transferred yet); the decision is then
         made from the file name and the integrity check is skipped with a warning.
+      - With O(state=absent), a directory of packages (the node's package cache) with O(kind) set.
+        Nothing installed - nothing to do, no package needed. Installed - its C(.run) of the
+        installed version in that directory runs with C(--uninstall); without one, the package's
+        own uninstall script where the vendor documents it (C(<install_path>/driver/script/uninstall.sh),
+        C(<install_path>/firmware/script/uninstall.sh), the toolkit's
+        C(<version>/<arch>-linux/script/uninstall.sh)); otherwise the module fails naming the package
+        it needs. RV(uninstaller) says which ran.
     type: path
     required: true
   kind:
@@ -61,7 +68,7 @@ options:
         version is refused unless O(allow_downgrade=true)).
       - V(latest) - this version or a newer one is installed (a newer one is left alone).
       - V(absent) - the package kind is uninstalled (the installed version, whatever it is,
-        is removed with the package's C(--uninstall)).
+        is removed with the package's C(--uninstall), or its uninstall script - see O(path)).
     type: str
     choices: [present, latest, absent]
     default: present
@@ -166,6 +173,12 @@ EXAMPLES = r'''
   ascend.vllm.ascend_package:
     path: /var/cache/ascend-vllm/artifacts/Ascend-hdk-910b-npu-driver_24.1.rc3_linux-aarch64.run
     allow_downgrade: true
+
+- name: Uninstall the driver, whatever version is installed (its package from the cache, or its uninstall script)
+  ascend.vllm.ascend_package:
+    path: /var/cache/ascend-vllm/packages
+    kind: driver
+    state: absent
 '''
 
 RETURN = r'''
@@ -175,10 +188,15 @@ kind:
   type: str
   sample: driver
 version:
-  description: The package's version.
+  description: The package's version (null when O(path) is a directory of packages).
   returned: always
   type: str
   sample: 25.5.0
+uninstaller:
+  description: What uninstalls the package when O(path) is a directory - its C(.run) there, or its uninstall script.
+  returned: when O(state=absent), O(path) is a directory and the package is installed
+  type: str
+  sample: /usr/local/Ascend/driver/script/uninstall.sh
 action:
   description:
     - What was (in check mode - would be) done - V(none), V(install), V(repair) (an unfinished
@@ -272,6 +290,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.ascend_package import 
     KINDS,
     PackageError,
     check_companion,
+    choose_uninstaller,
     decide,
     error_lines,
     install_args,
@@ -303,6 +322,14 @@ def read_from(path, offset):
             return handle.read().decode('utf-8', 'replace')
     except (IOError, OSError):
         return ''
+
+
+def node_arch():
+    return os.uname()[4]
+
+
+def script_exists(path):
+    return os.path.isfile(path)
 
 
 def run(module, argv):
@@ -364,7 +391,16 @@ def main():
     params = module.params
     path = params['path']
     install_path = params['install_path'].rstrip('/') or '/'
-    name = os.path.basename(path)
+    # state=absent takes a directory of packages (the node's cache): the uninstaller is chosen in it.
+    # A cache that does not exist is an empty one (nothing installed needs nothing from it).
+    package_dir = os.path.isdir(path) or (params['state'] == 'absent' and not os.path.lexists(path)
+                                          and parse_package_name(os.path.basename(path)) is None)
+    if package_dir and params['state'] != 'absent':
+        module.fail_json(msg='path %s is a directory: give the package file (a directory of packages is taken with '
+                             'state=absent only)' % path)
+    if package_dir and not params['kind']:
+        module.fail_json(msg='path %s is a directory of packages: set kind (one of %s)' % (path, ', '.join(KINDS)))
+    name = '' if package_dir else os.path.basename(path)
     parsed = parse_package_name(name)
     kind = params['kind'] or (parsed or {}).get('kind')
     if kind is None:
@@ -374,15 +410,15 @@ def main():
         module.fail_json(msg='%s is named like a %s package, not a %s package; check path and kind'
                              % (name, parsed['kind'], kind))
     version = params['version'] or (parsed or {}).get('version')
-    if not version:
+    if not version and not package_dir:
         module.fail_json(msg='cannot tell the version of %s from its file name: set version' % name)
-    arch = (parsed or {}).get('arch') or os.uname()[4]
+    arch = (parsed or {}).get('arch') or node_arch()
     companion = params['companion_version']
     if companion and kind not in HDK_KINDS:
         module.fail_json(msg='companion_version applies to driver and firmware packages, not to %s' % kind)
 
     exists = os.path.isfile(path)
-    if not exists and not module.check_mode:
+    if not exists and not package_dir and not module.check_mode:
         module.fail_json(msg='package %s does not exist on the node (or is not a file)' % path)
     if exists and not os.access(path, os.X_OK):
         module.fail_json(msg='package %s is not executable: make it so (mode 0750), the vendor installers run as '
@@ -438,8 +474,23 @@ def main():
         if action == 'none':
             module.exit_json(**result)
 
-        argv = [path] + install_args(kind, action, install_path, params['install_for_all'], params['force'],
-                                     params['install_username'], params['install_usergroup'], params['extra_args'])
+        if package_dir:
+            names = os.listdir(path) if os.path.isdir(path) else []
+            via, uninstaller = choose_uninstaller(kind, installed, names, path, arch=arch)
+            result['uninstaller'] = uninstaller
+            if via == 'script':
+                if not script_exists(uninstaller) and not module.check_mode:
+                    module.fail_json(msg='%s %s is installed, %s holds no package of it and its uninstall script %s '
+                                         'does not exist: put its package in %s'
+                                         % (kind, installed['version'] or '(an unfinished install)', path,
+                                            uninstaller, path), **result)
+                argv = [uninstaller]
+            else:
+                argv = [uninstaller] + install_args(kind, action, install_path)
+        else:
+            argv = [path] + install_args(kind, action, install_path, params['install_for_all'], params['force'],
+                                         params['install_username'], params['install_usergroup'],
+                                         params['extra_args'])
     except PackageError as exc:
         module.fail_json(msg=str(exc), **result)
 

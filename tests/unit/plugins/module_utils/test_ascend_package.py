@@ -358,3 +358,53 @@ def test_nnal_version_info_with_a_bom_crlf_and_another_case():
                                reader({'/usr/local/Ascend/nnal/atb/latest/version.info': text}))
     assert state['version'] == '9.1.0'
     assert state['info']['commit id'] == 'a:b'
+
+
+# --------------------------------------------------------------------------------- uninstall
+
+CACHE = '/var/cache/ascend-vllm/packages'
+NAMES = ['Ascend-hdk-910b-npu-driver_25.5.0_linux-aarch64.run', 'Ascend-hdk-910b-npu-driver_24.1.rc3_linux-x86_64.run',
+         'Ascend-hdk-910b-npu-driver_24.1.rc3_linux-aarch64.run', 'Ascend-hdk-910b-npu-firmware_7.5.0.1.129.run',
+         'Ascend-cann-toolkit_8.5.0_linux-aarch64.run', 'SHA256SUMS']
+
+
+def record(kind, version, path='/usr/local/Ascend', version_file=None):
+    return {'kind': kind, 'version': version, 'incomplete': version is None, 'path': path,
+            'version_file': version_file, 'info': {}, 'note': None}
+
+
+@pytest.mark.parametrize('kind, state, names, arch, expected', [
+    # The package of the installed version and of the node's architecture.
+    ('driver', record('driver', '24.1.rc3'), NAMES, 'aarch64',
+     ('package', CACHE + '/Ascend-hdk-910b-npu-driver_24.1.rc3_linux-aarch64.run')),
+    ('driver', record('driver', '24.1.rc3'), NAMES, 'x86_64',
+     ('package', CACHE + '/Ascend-hdk-910b-npu-driver_24.1.rc3_linux-x86_64.run')),
+    ('firmware', record('firmware', '7.5.0.1.129'), NAMES, 'aarch64',
+     ('package', CACHE + '/Ascend-hdk-910b-npu-firmware_7.5.0.1.129.run')),
+    # No package of that version (or an unfinished install): the vendor's script beside the install.
+    ('driver', record('driver', '25.0.rc1'), NAMES, 'aarch64',
+     ('script', '/usr/local/Ascend/driver/script/uninstall.sh')),
+    ('driver', record('driver', None, path='/opt/Ascend/'), NAMES, 'aarch64',
+     ('script', '/opt/Ascend/driver/script/uninstall.sh')),
+    ('firmware', record('firmware', '7.8.0.5.216'), [], 'aarch64',
+     ('script', '/usr/local/Ascend/firmware/script/uninstall.sh')),
+    ('toolkit', record('toolkit', '8.3.RC2',
+                       version_file='/usr/local/Ascend/ascend-toolkit/latest/aarch64-linux/ascend_toolkit_install.info'),
+     NAMES, 'aarch64',
+     ('script', '/usr/local/Ascend/ascend-toolkit/latest/aarch64-linux/script/uninstall.sh')),
+    ('toolkit', record('toolkit', '8.5.0'), NAMES, 'aarch64',
+     ('package', CACHE + '/Ascend-cann-toolkit_8.5.0_linux-aarch64.run')),
+])
+def test_choose_uninstaller(kind, state, names, arch, expected):
+    assert ap.choose_uninstaller(kind, state, names, CACHE + '/', arch=arch) == expected
+
+
+def test_without_its_package_an_operators_package_cannot_be_uninstalled():
+    state = record('ops', '8.5.0', version_file='/usr/local/Ascend/cann/aarch64-linux/ascend_ops_install.info')
+    # The ops record sits in the toolkit's directory: its script there would remove the toolkit.
+    assert ap.uninstall_script('ops', state) is None
+    with pytest.raises(ap.PackageError) as error:
+        ap.choose_uninstaller('ops', state, NAMES, CACHE, arch='aarch64')
+    assert str(error.value) == (
+        'ops 8.5.0 is installed, but /var/cache/ascend-vllm/packages holds no package of it (a .run of kind ops, '
+        'version 8.5.0) and the vendor documents no uninstall script for it: put its package there, or give its path')

@@ -97,8 +97,19 @@ def node(tmp_path, pkgs, run_module, monkeypatch):
             return function(path, *args)
         return wrapper
 
-    for name in ('read_file', 'file_size', 'read_from'):
+    for name in ('read_file', 'file_size', 'read_from', 'script_exists'):
         monkeypatch.setattr(ascend_package, name, rerooted(getattr(ascend_package, name)))
+    original_run = ascend_package.run
+
+    def run_rerooted(module, argv):
+        # An installed uninstall script is a node path: run the re-rooted one.
+        if argv[0].startswith(REROOTED) and not argv[0].startswith(root):
+            argv = [root + argv[0]] + list(argv[1:])
+        return original_run(module, argv)
+
+    monkeypatch.setattr(ascend_package, 'run', run_rerooted)
+    # The simulated node is as the packages are: a Kunpeng (aarch64) server.
+    monkeypatch.setattr(ascend_package, 'node_arch', lambda: ARCH)
     return Node(root, pkgs, run_module)
 
 
@@ -273,6 +284,46 @@ def test_uninstall(node):
         'uninstall', '24.1.rc3', None, ['--uninstall'])
     failed, result = node.run(OLD, state='absent')
     assert not failed and not result['changed']
+
+
+def test_uninstall_from_the_package_cache_takes_the_installed_versions_package(node, tmp_path):
+    assert not node.run(OLD)[0]
+    failed, result = node.run('', state='absent', kind='driver')     # the directory of both drivers
+    assert not failed, result
+    assert (result['action'], result['previous_version'], result['uninstaller'], result['cmd']) == (
+        'uninstall', '24.1.rc3', os.path.join(node.pkgs, OLD), [os.path.join(node.pkgs, OLD), '--uninstall'])
+    assert result['reboot_required'] is True          # "Reboot needed for uninstallation to take effect!"
+    assert not node.exists('/usr/local/Ascend/driver/version.info')
+    failed, again = node.run('', state='absent', kind='driver', directory=str(tmp_path))
+    assert (failed, again['changed'], again['action']) == (False, False, 'none')
+    assert 'uninstaller' not in again
+
+
+def test_uninstall_without_its_package_runs_the_documented_uninstall_scripts(node, tmp_path):
+    assert not node.run(OLD)[0]
+    assert not node.run(OLD_FW, companion_version='24.1.rc3')[0]
+    empty = str(tmp_path / 'cache')          # a cache that does not exist is an empty one
+    failed, plan = node.run('', directory=empty, state='absent', kind='driver', check_mode=True)
+    assert (failed, plan['changed'], plan['uninstaller']) == (False, True, '/usr/local/Ascend/driver/script/uninstall.sh')
+    assert node.exists('/usr/local/Ascend/driver/version.info')
+    for kind in ('driver', 'firmware'):
+        failed, result = node.run('', directory=empty, state='absent', kind=kind)
+        assert not failed, result
+        script = '/usr/local/Ascend/%s/script/uninstall.sh' % kind
+        assert (result['action'], result['uninstaller'], result['cmd'], result['new_version']) == (
+            'uninstall', script, [script], None)
+        assert not node.exists('/usr/local/Ascend/%s/version.info' % kind)
+    assert result['reboot_required'] is True          # firmware: always at the next boot
+
+
+def test_a_directory_needs_state_absent_and_a_kind(node):
+    failed, result = node.run('', state='present', kind='driver')
+    assert failed and result['msg'] == ('path %s is a directory: give the package file (a directory of packages is '
+                                        'taken with state=absent only)' % os.path.join(node.pkgs, ''))
+    failed, result = node.run('', state='absent')
+    assert failed
+    assert result['msg'].endswith('is a directory of packages: set kind (one of driver, firmware, toolkit, kernels, '
+                                  'ops, nnal)')
 
 
 def test_cann_toolkit_and_ops(node):
