@@ -54,7 +54,7 @@ stage_engine() {
 # Longest first, so the lanes end together; scenarios not listed go first.
 # The first three need no prepared image, which is built beside them.
 molecule_order="operations aarch64 site ray_cluster multinode vllm_service dp_engine npu_driver hccn cann kernel_tuning
-  benchmark preflight simulator diagnostics monitoring os_prerequisites modules default"
+  benchmark decommission preflight simulator diagnostics monitoring os_prerequisites modules default"
 # These change host-global kernel state (huge pages, sysctls) and restore it afterwards; they take
 # one lock so they never overlap each other.
 host_global_scenarios=" modules kernel_tuning "

@@ -104,7 +104,8 @@ def test_templates_that_orchestrate_across_hosts_are_never_sliced():
     # AWX's job slicing guide: jobs that orchestrate across hosts should not be sliced.
     marks = {t['name']: t['cross_host'] for t in DATA['awx_job_templates']}
     assert marks == {'ascend.vllm site': True, 'ascend.vllm verify': True,
-                     'ascend.vllm diagnostics': False, 'ascend.vllm rolling upgrade': True}
+                     'ascend.vllm diagnostics': False, 'ascend.vllm rolling upgrade': True,
+                     'ascend.vllm decommission': False}
     assert DATA['awx_job_forks'] == 50
 
 

@@ -1,0 +1,207 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+"""What the decommission role removes from a node (pure functions).
+
+The node is read, not the inventory: the inventory may have changed since the node was
+converged (another instance name, another virtualenv), and what must go is what runs. A unit
+belongs to this collection when it reads a file of the collection's configuration directory
+(``/etc/ascend-vllm``: ``EnvironmentFile=`` of a venv unit or a Ray unit, ``--env-file`` of a
+container unit); any other unit of the same name is left alone and reported. Each unit of ours
+names what it runs: the virtualenv (``<venv>/bin/vllm serve`` or ``<venv>/bin/ray start``) and,
+for vLLM, the model directory (the argument after ``serve``; for the container method the host
+side of the ``--volume`` that holds it).
+
+Nothing here imports Ansible or reads a file: the role passes the units' text.
+plugins/filter/decommission.py exposes ``request_problems`` and ``plan``.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import posixpath
+from collections import OrderedDict
+
+from ansible_collections.ascend.vllm.plugins.module_utils.vllm_service import systemd_exec_argv
+
+# Unit file names the vllm_service and ray_cluster roles write (vllm-<instance>.service).
+UNIT_PATTERNS = ['vllm-*.service', 'ray-head.service', 'ray-worker.service']
+
+
+def unit_settings(text):
+    """``{environment_files, exec_start}`` of a unit file's text: the files of every
+    ``EnvironmentFile=`` (its optional ``-`` dropped) and the argv of the last ``ExecStart=``."""
+    files = []
+    exec_start = []
+    for line in (text or '').splitlines():
+        line = line.strip()
+        if line.startswith('EnvironmentFile='):
+            value = line.split('=', 1)[1].strip()
+            if value.startswith('-'):
+                value = value[1:]
+            if value:
+                files.append(value)
+        elif line.startswith('ExecStart='):
+            value = line.split('=', 1)[1].strip()
+            exec_start = systemd_exec_argv(value) if value else []
+    return {'environment_files': files, 'exec_start': exec_start}
+
+
+def _under(path, directory):
+    directory = directory.rstrip('/') + '/'
+    return posixpath.normpath(path).startswith(directory)
+
+
+def _env_file_args(argv):
+    files = []
+    for index, word in enumerate(argv):
+        if word == '--env-file' and index + 1 < len(argv):
+            files.append(argv[index + 1])
+        elif word.startswith('--env-file='):
+            files.append(word.split('=', 1)[1])
+    return files
+
+
+def _volumes(argv):
+    """``[(host, container)]`` of podman's ``--volume``/``-v`` arguments."""
+    found = []
+    for index, word in enumerate(argv):
+        value = None
+        if word.startswith('--volume='):
+            value = word.split('=', 1)[1]
+        elif word in ('--volume', '-v') and index + 1 < len(argv):
+            value = argv[index + 1]
+        if value:
+            parts = value.split(':')
+            if len(parts) >= 2:
+                found.append((parts[0], parts[1]))
+    return found
+
+
+def _program(argv, name):
+    """Index of the absolute ``.../bin/<name>`` in argv (after numactl, sh -c ...), else -1."""
+    for index, word in enumerate(argv):
+        if word.startswith('/') and word.endswith('/bin/' + name):
+            return index
+    return -1
+
+
+def _in_order(items):
+    """Each item once, first occurrence first."""
+    return list(OrderedDict.fromkeys(items))
+
+
+def read_unit(path, text, etc_dir):
+    """One unit file -> what it is and what it runs, or ``owned: false`` when it reads nothing of
+    ``etc_dir``. Keys: ``name``, ``path``, ``kind`` (vllm, ray), ``owned``, ``files`` (the unit's
+    files in ``etc_dir``), ``venv``, ``model``, ``container`` ('' when none)."""
+    name = posixpath.basename(path)
+    settings = unit_settings(text)
+    argv = settings['exec_start']
+    kind = 'ray' if name.startswith('ray-') else 'vllm'
+    files = [f for f in settings['environment_files'] + _env_file_args(argv) if _under(f, etc_dir)]
+    unit = {'name': name, 'path': path, 'kind': kind, 'owned': bool(files), 'files': sorted(set(files)),
+            'venv': '', 'model': '', 'container': ''}
+    program = _program(argv, 'ray' if kind == 'ray' else 'vllm')
+    if program >= 0:
+        unit['venv'] = posixpath.dirname(posixpath.dirname(argv[program]))
+        rest = argv[program + 1:]
+        if kind == 'vllm' and len(rest) >= 2 and rest[0] == 'serve':
+            unit['model'] = rest[1]
+    elif argv and posixpath.basename(argv[0]) in ('podman', 'docker') and 'run' in argv:
+        if '--name' in argv and argv.index('--name') + 1 < len(argv):
+            unit['container'] = argv[argv.index('--name') + 1]
+        if 'serve' in argv and argv.index('serve') + 1 < len(argv):
+            inside = argv[argv.index('serve') + 1]
+            for host, container in _volumes(argv):
+                if inside == container or _under(inside, container):
+                    unit['model'] = posixpath.normpath(host + '/' + posixpath.relpath(inside, container))
+                    break
+    return unit
+
+
+def plan(units, settings):
+    """What goes, in the order it goes.
+
+    ``units``: ``[{path, content}]`` (unit files whose names match UNIT_PATTERNS, content as text);
+    ``settings``: ``etc_dir``, ``model`` (remove the models the units serve), ``cann`` (remove
+    CANN's environment file ``cann_env_file`` and login script ``cann_profile_script`` too,
+    which the cann role writes), ``cann_env_file``, ``cann_profile_script``, ``paths`` (the collection's
+    own directories: virtualenvs, wheelhouse, package cache), ``present`` (which of the candidate
+    paths exist on the node: a list).
+
+    Returns ``units`` (names to stop and disable, vLLM before Ray: vLLM runs on Ray), ``files``
+    (unit files and the files they read), ``dirs`` (virtualenvs, the own directories, models),
+    ``models``, ``foreign`` (units of a matching name that are not this collection's, left
+    alone), ``lines`` (one sentence per thing that goes) and ``candidates`` (every path the plan
+    may remove, for the role to stat first).
+    """
+    etc_dir = settings.get('etc_dir') or '/etc/ascend-vllm'
+    present = set(settings.get('present') or [])
+    read = [read_unit(u['path'], u.get('content') or '', etc_dir) for u in units or []]
+    ours = sorted([u for u in read if u['owned']], key=lambda u: (u['kind'] != 'vllm', u['name']))
+    foreign = sorted(u['path'] for u in read if not u['owned'])
+    # CANN's environment file is read by the units but written by the cann role: it goes with CANN.
+    cann_env = settings.get('cann_env_file') or ''
+    files = []
+    for unit in ours:
+        files += [unit['path']] + [f for f in unit['files'] if f != cann_env]
+    if settings.get('cann'):
+        files += [f for f in (cann_env, settings.get('cann_profile_script')) if f]
+    venvs = sorted(set(u['venv'] for u in ours if u['venv']))
+    models = sorted(set(u['model'] for u in ours if u['model'])) if settings.get('model') else []
+    dirs = []
+    for path in venvs + list(settings.get('paths') or []) + models:
+        if path not in dirs:
+            dirs.append(path)
+    candidates = _in_order(files + dirs)
+    files = [f for f in _in_order(files) if f in present]
+    dirs = [d for d in dirs if d in present]
+    # A directory inside another that goes, goes with it.
+    dirs = [d for d in dirs if not any(d != other and _under(d, other) for other in dirs)]
+    lines = ['unit %s (%s): stopped, disabled and removed' % (u['name'], u['path']) for u in ours]
+    lines += ['file %s' % f for f in files if not any(f == u['path'] for u in ours)]
+    lines += ['directory %s%s' % (d, ' (model)' if d in models else ' (virtualenv)' if d in venvs else '')
+              for d in dirs]
+    kept = [u['model'] for u in ours if u['model'] and not settings.get('model')]
+    return {'units': [u['name'] for u in ours], 'files': files, 'dirs': dirs, 'models': models,
+            'foreign': foreign, 'lines': lines, 'kept_models': sorted(set(kept)), 'candidates': candidates}
+
+
+def request_problems(request):
+    """Every reason the decommission cannot start, in a fixed order (empty: it can).
+
+    ``request``: ``confirm`` (decommission_confirm as a bool), ``check_mode``, ``cann`` and ``driver``
+    (decommission_cann, decommission_driver), ``drain_file`` (an absolute path, '' for none) and
+    ``drain_exists``, ``paths`` (decommission_paths).
+    """
+    problems = []
+    if not request.get('confirm') and not request.get('check_mode'):
+        problems.append('decommission_confirm is not true: this play stops the vLLM service of the node and '
+                        'removes what the collection installed. Run it with --check to see what would go, then '
+                        'with -e decommission_confirm=true')
+    if request.get('driver') and not request.get('cann'):
+        problems.append('decommission_driver needs decommission_cann: the vendor removes the NPU driver and firmware '
+                        'after every other Ascend package (set decommission_cann: true too)')
+    drain = request.get('drain_file') or ''
+    if drain and not request.get('drain_exists'):
+        problems.append('decommission_drain_tasks: no such file on the controller: %s' % drain)
+    for path in request.get('paths') or []:
+        normal = posixpath.normpath(str(path)) if str(path) else ''
+        if not normal.startswith('/') or normal.count('/') < 2:
+            problems.append('decommission_paths: %s is not a directory this collection owns: give absolute paths '
+                            'at least two levels deep (such as /opt/ascend-vllm)' % (path or "''"))
+    return problems
+
+
+def report_lines(planned, packages):
+    """What went: the plan's sentences, then one per package ``ascend_package`` uninstalled (or
+    would, in check mode) - ``packages`` are its results, of every kind asked for."""
+    lines = list(planned.get('lines') or [])
+    for result in packages or []:
+        if not result.get('changed'):
+            continue
+        lines.append('package %s %s (%s)' % (result.get('kind'),
+                                             result.get('previous_version') or 'of an unfinished install',
+                                             result.get('uninstaller') or 'its package'))
+    return lines

@@ -1,0 +1,174 @@
+"""decommission: what goes is read from the node's own units, and nothing else of theirs goes."""
+import base64
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ascend.vllm.plugins.filter.decommission import FilterModule
+from ansible_collections.ascend.vllm.plugins.module_utils.decommission import plan, read_unit, request_problems
+
+FILTERS = FilterModule().filters()
+ETC = '/etc/ascend-vllm'
+MODEL = '/var/lib/vllm/models/DeepSeek-R1-Distill-Qwen-7B'
+
+# As the vllm_service role writes it (templates/vllm.service.j2, venv method, numactl binding).
+VENV_UNIT = """# Ansible managed
+[Unit]
+Description=vLLM deepseek-r1-distill-qwen-7b on Ascend NPUs (main, port 8000)
+[Service]
+User=vllm
+EnvironmentFile=/etc/ascend-vllm/cann.env
+EnvironmentFile=/etc/ascend-vllm/vllm-main.env
+EnvironmentFile=/etc/ascend-vllm/vllm-main.key
+ExecStart=/usr/bin/numactl --cpunodebind=0 --membind=0 -- /opt/ascend-vllm/venv/bin/vllm serve \
+/var/lib/vllm/models/DeepSeek-R1-Distill-Qwen-7B --served-model-name deepseek-r1-distill-qwen-7b --port 8000
+"""
+# The container method (module_utils/vllm_service.container_argv): podman reads both files.
+CONTAINER_UNIT = """[Service]
+ExecStart=/usr/bin/podman run --rm --name vllm-edge --network host --shm-size 16g \
+--env-file /etc/ascend-vllm/vllm-edge.env --env-file /etc/ascend-vllm/vllm-edge.key \
+--device=/dev/davinci0 --volume=/srv/models:/models:ro quay.io/ascend/vllm-ascend:v0.9.1 vllm serve \
+/models/DeepSeek-R1 --port 8001
+ExecStop=/usr/bin/podman stop --time 60 vllm-edge
+"""
+RAY_UNIT = """[Service]
+EnvironmentFile=-/etc/ascend-vllm/cann.env
+EnvironmentFile=/etc/ascend-vllm/ray-head.env
+ExecStart=/opt/ascend-vllm/venv/bin/ray start --head --block --port 6379
+"""
+# Someone else's unit of a matching name: no file of ours.
+FOREIGN_UNIT = """[Service]
+EnvironmentFile=/etc/default/vllm-lab
+ExecStart=/home/lab/venv/bin/vllm serve /data/lab-model
+"""
+
+
+def settings(**change):
+    base = {'etc_dir': ETC, 'model': False, 'cann': False, 'cann_env_file': ETC + '/cann.env',
+            'cann_profile_script': '/etc/profile.d/ascend-cann.sh',
+            'paths': ['/opt/ascend-vllm', '/var/cache/ascend-vllm'], 'present': []}
+    base.update(change)
+    return base
+
+
+def units(*pairs):
+    return [{'path': '/etc/systemd/system/' + name, 'content': text} for name, text in pairs]
+
+
+def test_a_venv_unit_names_its_files_virtualenv_and_model():
+    unit = read_unit('/etc/systemd/system/vllm-main.service', VENV_UNIT, ETC)
+    assert unit == {'name': 'vllm-main.service', 'path': '/etc/systemd/system/vllm-main.service', 'kind': 'vllm',
+                    'owned': True,
+                    'files': ['/etc/ascend-vllm/cann.env', '/etc/ascend-vllm/vllm-main.env',
+                              '/etc/ascend-vllm/vllm-main.key'],
+                    'venv': '/opt/ascend-vllm/venv', 'model': MODEL, 'container': ''}
+
+
+def test_a_container_unit_names_its_container_and_the_host_side_of_the_model():
+    unit = read_unit('/etc/systemd/system/vllm-edge.service', CONTAINER_UNIT, ETC)
+    assert unit['owned'] and unit['container'] == 'vllm-edge' and unit['venv'] == ''
+    assert unit['files'] == ['/etc/ascend-vllm/vllm-edge.env', '/etc/ascend-vllm/vllm-edge.key']
+    assert unit['model'] == '/srv/models/DeepSeek-R1'
+
+
+def test_a_ray_unit_names_its_virtualenv_and_an_optional_environment_file():
+    unit = read_unit('/etc/systemd/system/ray-head.service', RAY_UNIT, ETC)
+    assert unit['kind'] == 'ray' and unit['venv'] == '/opt/ascend-vllm/venv' and unit['model'] == ''
+    assert unit['files'] == ['/etc/ascend-vllm/cann.env', '/etc/ascend-vllm/ray-head.env']
+
+
+def test_a_unit_that_reads_nothing_of_ours_is_not_ours():
+    assert not read_unit('/etc/systemd/system/vllm-lab.service', FOREIGN_UNIT, ETC)['owned']
+
+
+def test_the_plan_keeps_the_model_and_cann_env_unless_asked_and_leaves_foreign_units():
+    found = units(('ray-head.service', RAY_UNIT), ('vllm-main.service', VENV_UNIT), ('vllm-lab.service', FOREIGN_UNIT))
+    present = ['/etc/systemd/system/vllm-main.service', '/etc/systemd/system/ray-head.service',
+               '/etc/ascend-vllm/vllm-main.env', '/etc/ascend-vllm/ray-head.env', '/etc/ascend-vllm/cann.env',
+               '/opt/ascend-vllm/venv', '/opt/ascend-vllm', MODEL]
+    result = plan(found, settings(present=present))
+    assert result['units'] == ['vllm-main.service', 'ray-head.service']
+    # cann.env is read by both units but belongs to CANN; the key file does not exist.
+    assert result['files'] == ['/etc/systemd/system/vllm-main.service', '/etc/ascend-vllm/vllm-main.env',
+                               '/etc/systemd/system/ray-head.service', '/etc/ascend-vllm/ray-head.env']
+    # The virtualenv goes with /opt/ascend-vllm.
+    assert result['dirs'] == ['/opt/ascend-vllm']
+    assert result['models'] == [] and result['kept_models'] == [MODEL]
+    assert result['foreign'] == ['/etc/systemd/system/vllm-lab.service']
+    assert result['lines'][:2] == ['unit vllm-main.service (/etc/systemd/system/vllm-main.service): stopped, '
+                                   'disabled and removed',
+                                   'unit ray-head.service (/etc/systemd/system/ray-head.service): stopped, disabled '
+                                   'and removed']
+    assert result['lines'][2:] == ['file /etc/ascend-vllm/vllm-main.env', 'file /etc/ascend-vllm/ray-head.env',
+                                   'directory /opt/ascend-vllm']
+    # Only what may go is looked up: not the kept model, nothing of the foreign unit.
+    assert MODEL not in result['candidates'] and '/home/lab/venv' not in result['candidates']
+    assert FILTERS['decommission_plan'](found, settings(present=present)) == result
+    # As ansible.builtin.slurp returns the files.
+    slurped = [{'source': u['path'], 'content': base64.b64encode(u['content'].encode()).decode(), 'encoding': 'base64'}
+               for u in found]
+    assert FILTERS['decommission_plan'](slurped, settings(present=present)) == result
+
+
+def test_the_plan_with_model_and_cann():
+    found = units(('vllm-main.service', VENV_UNIT))
+    present = ['/etc/systemd/system/vllm-main.service', '/etc/ascend-vllm/cann.env', '/etc/profile.d/ascend-cann.sh',
+               MODEL]
+    result = plan(found, settings(present=present, model=True, cann=True))
+    assert result['files'] == ['/etc/systemd/system/vllm-main.service', '/etc/ascend-vllm/cann.env',
+                               '/etc/profile.d/ascend-cann.sh']
+    assert result['dirs'] == [MODEL] and result['models'] == [MODEL] and result['kept_models'] == []
+    assert 'directory %s (model)' % MODEL in result['lines'] and MODEL in result['candidates']
+
+
+def test_a_bare_node_has_nothing_to_remove():
+    result = plan([], settings())
+    assert result['units'] == result['files'] == result['dirs'] == result['lines'] == []
+    assert result['candidates'] == ['/opt/ascend-vllm', '/var/cache/ascend-vllm']
+
+
+@pytest.mark.parametrize('change, problems', [
+    ({}, []),
+    ({'confirm': False, 'check_mode': True}, []),
+    ({'confirm': False}, ['decommission_confirm is not true: this play stops the vLLM service of the node and removes '
+                          'what the collection installed. Run it with --check to see what would go, then with '
+                          '-e decommission_confirm=true']),
+    ({'driver': True, 'cann': True}, []),
+    ({'driver': True}, ['decommission_driver needs decommission_cann: the vendor removes the NPU driver and firmware '
+                        'after every other Ascend package (set decommission_cann: true too)']),
+    ({'drain_file': '/srv/hooks/drain.yml', 'drain_exists': False},
+     ['decommission_drain_tasks: no such file on the controller: /srv/hooks/drain.yml']),
+    ({'paths': ['/', '/opt', 'opt/ascend-vllm', '/opt/../etc', '']},
+     ['decommission_paths: %s is not a directory this collection owns: give absolute paths at least two levels deep '
+      '(such as /opt/ascend-vllm)' % path for path in ['/', '/opt', 'opt/ascend-vllm', '/opt/../etc', "''"]]),
+])
+def test_request_problems(change, problems):
+    request = dict({'confirm': True, 'check_mode': False, 'drain_file': '/srv/hooks/drain.yml', 'drain_exists': True,
+                    'paths': ['/opt/ascend-vllm', '/var/cache/ascend-vllm']}, **change)
+    assert request_problems(request) == problems
+    assert FILTERS['decommission_problems'](request) == problems
+
+
+def test_the_filters_refuse_what_is_not_a_mapping():
+    with pytest.raises(AnsibleFilterError, match='expects a mapping, got list'):
+        FILTERS['decommission_problems']([])
+    with pytest.raises(AnsibleFilterError, match='expects the settings as a mapping'):
+        FILTERS['decommission_plan']([], [])
+    with pytest.raises(AnsibleFilterError, match=r'expects slurp results or \[\{path, content\}\] units'):
+        FILTERS['decommission_plan']([{'content': ''}], settings())
+
+
+def test_the_report_adds_the_packages_that_went():
+    planned = {'lines': ['unit vllm-main.service (/etc/systemd/system/vllm-main.service): stopped, disabled and removed']}
+    packages = [{'kind': 'nnal', 'changed': False, 'action': 'none'},
+                {'kind': 'toolkit', 'changed': True, 'previous_version': '9.1.0',
+                 'uninstaller': '/var/cache/ascend-vllm/packages/Ascend-cann-toolkit_9.1.0_linux-x86_64.run'},
+                {'kind': 'driver', 'changed': True, 'previous_version': None,
+                 'uninstaller': '/usr/local/Ascend/driver/script/uninstall.sh'},
+                'skipped']
+    assert FILTERS['decommission_report'](planned, packages) == planned['lines'] + [
+        'package toolkit 9.1.0 (/var/cache/ascend-vllm/packages/Ascend-cann-toolkit_9.1.0_linux-x86_64.run)',
+        'package driver of an unfinished install (/usr/local/Ascend/driver/script/uninstall.sh)']
+    assert FILTERS['decommission_report'](planned, []) == planned['lines']
+    with pytest.raises(AnsibleFilterError, match='expects the plan as a mapping'):
+        FILTERS['decommission_report']([], [])
