@@ -332,14 +332,22 @@ def uninstall_script(kind, installed):
 
     ``<p>/driver/script/uninstall.sh`` and ``<p>/firmware/script/uninstall.sh`` (hiascend.com, the
     Atlas 300V guide's "software uninstall", 300V_0067: driver first, then firmware, after every
-    other package), ``<p>/ascend-toolkit/<version>/<arch>-linux/script/uninstall.sh`` (CANN 6.3.RC1
-    install guide, instg_000083, "script uninstall"; reached through ``latest``, the directory of the
-    toolkit's install record). Both documents name ``<package>.run --uninstall`` as the other way.
+    other package). CANN (the CANN 8.0.0 install guide's "Uninstalling the CANN", instg_0031, and
+    6.3.RC1's instg_000083): ``<p>/ascend-toolkit/<version>/<arch>-linux/script/uninstall.sh``,
+    ``<p>/ascend-toolkit/<version>/opp_kernel/script/uninstall.sh`` (kernels) and
+    ``<p>/nnal/atb/<version>/scripts/uninstall.sh`` (NNAL), each reached through ``latest``, the
+    directory of the package's install record. None found for the operators package of CANN 8.5+.
+    Both guides name ``<package>.run --uninstall`` as the other way.
     """
     if kind in HDK_KINDS:
         return '%s/%s/script/uninstall.sh' % (installed['path'].rstrip('/'), kind)
-    if kind == 'toolkit' and installed.get('version_file'):
-        return posixpath.dirname(installed['version_file']) + '/script/uninstall.sh'
+    record = installed.get('version_file')
+    if not record:
+        return None
+    if kind in ('toolkit', 'kernels'):
+        return posixpath.dirname(record) + '/script/uninstall.sh'
+    if kind == 'nnal':
+        return posixpath.dirname(record) + '/scripts/uninstall.sh'
     return None
 
 

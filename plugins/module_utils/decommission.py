@@ -4,12 +4,15 @@
 
 The node is read, not the inventory: the inventory may have changed since the node was
 converged (another instance name, another virtualenv), and what must go is what runs. A unit
-belongs to this collection when it reads a file of the collection's configuration directory
-(``/etc/ascend-vllm``: ``EnvironmentFile=`` of a venv unit or a Ray unit, ``--env-file`` of a
-container unit); any other unit of the same name is left alone and reported. Each unit of ours
-names what it runs: the virtualenv (``<venv>/bin/vllm serve`` or ``<venv>/bin/ray start``) and,
-for vLLM, the model directory (the argument after ``serve``; for the container method the host
-side of the ``--volume`` that holds it).
+belongs to this collection when it reads its own environment file in the collection's
+configuration directory (``/etc/ascend-vllm/<unit name without .service>.env``:
+``EnvironmentFile=`` of a venv unit or a Ray unit, ``--env-file`` of a container unit); reading
+CANN's ``cann.env`` there, which a site's own units may do, is not enough. Any other unit of the
+same names is left alone and reported. Each unit of ours names what it runs: the virtualenv
+(``<venv>/bin/vllm serve`` or ``<venv>/bin/ray start``) and, for vLLM, the model directory (the
+argument after ``serve``; for the container method the host side of the ``--volume`` that holds
+it). A virtualenv goes only when it is one (its ``pyvenv.cfg`` exists), a model only when this
+collection provisioned it (its ``.sha256-verified.json`` or ``.ascend-vllm-download.json``).
 
 Nothing here imports Ansible or reads a file: the role passes the units' text.
 plugins/filter/decommission.py exposes ``request_problems`` and ``plan``.
@@ -28,14 +31,23 @@ from ansible_collections.ascend.vllm.plugins.module_utils.vllm_service import sy
 UNIT_PATTERNS = ['vllm-*.service', 'ray-head.service', 'ray-worker.service']
 
 
+# Files the vllm_service role leaves in a model directory it provisioned (model_manifest's record,
+# the hub download's record): a directory without either is not removed.
+MODEL_MARKERS = ('.sha256-verified.json', '.ascend-vllm-download.json')
+
+
 def unit_settings(text):
-    """``{environment_files, exec_start}`` of a unit file's text: the files of every
-    ``EnvironmentFile=`` (its optional ``-`` dropped) and the argv of the last ``ExecStart=``."""
+    """``{environment_files, exec_start, cache_dirs}`` of a unit file's text: the files of every
+    ``EnvironmentFile=`` (its optional ``-`` dropped), the argv of the last ``ExecStart=`` and the
+    ``CacheDirectory=`` names."""
     files = []
     exec_start = []
+    cache_dirs = []
     for line in (text or '').splitlines():
         line = line.strip()
-        if line.startswith('EnvironmentFile='):
+        if line.startswith('CacheDirectory='):
+            cache_dirs += line.split('=', 1)[1].split()
+        elif line.startswith('EnvironmentFile='):
             value = line.split('=', 1)[1].strip()
             if value.startswith('-'):
                 value = value[1:]
@@ -44,7 +56,7 @@ def unit_settings(text):
         elif line.startswith('ExecStart='):
             value = line.split('=', 1)[1].strip()
             exec_start = systemd_exec_argv(value) if value else []
-    return {'environment_files': files, 'exec_start': exec_start}
+    return {'environment_files': files, 'exec_start': exec_start, 'cache_dirs': cache_dirs}
 
 
 def _under(path, directory):
@@ -92,23 +104,31 @@ def _in_order(items):
 
 
 def read_unit(path, text, etc_dir):
-    """One unit file -> what it is and what it runs, or ``owned: false`` when it reads nothing of
-    ``etc_dir``. Keys: ``name``, ``path``, ``kind`` (vllm, ray), ``owned``, ``files`` (the unit's
-    files in ``etc_dir``), ``venv``, ``model``, ``container`` ('' when none)."""
+    """One unit file -> what it is and what it runs. Keys: ``name``, ``path``, ``stem`` (the name
+    without ``.service``), ``kind`` (vllm, ray), ``owned`` (it reads ``<etc_dir>/<stem>.env``),
+    ``files`` (the unit's files in ``etc_dir``), ``venv``, ``model``, ``container`` ('' when none),
+    ``cache_dirs`` (``/var/cache/<CacheDirectory=>``)."""
     name = posixpath.basename(path)
+    stem = name[:-len('.service')] if name.endswith('.service') else name
     settings = unit_settings(text)
     argv = settings['exec_start']
     kind = 'ray' if name.startswith('ray-') else 'vllm'
-    files = [f for f in settings['environment_files'] + _env_file_args(argv) if _under(f, etc_dir)]
-    unit = {'name': name, 'path': path, 'kind': kind, 'owned': bool(files), 'files': sorted(set(files)),
-            'venv': '', 'model': '', 'container': ''}
+    files = [posixpath.normpath(f) for f in settings['environment_files'] + _env_file_args(argv) if _under(f, etc_dir)]
+    own_env = posixpath.join(posixpath.normpath(etc_dir), stem + '.env')
+    unit = {'name': name, 'path': path, 'stem': stem, 'kind': kind, 'owned': own_env in files,
+            'files': sorted(set(files)), 'venv': '', 'model': '', 'container': '',
+            'cache_dirs': ['/var/cache/' + d.strip('/') for d in settings['cache_dirs'] if d.strip('/')]}
     program = _program(argv, 'ray' if kind == 'ray' else 'vllm')
+    # The container method's podman, also behind a numactl binding.
+    engine = [i for i, word in enumerate(argv) if posixpath.basename(word) in ('podman', 'docker')
+              and 'run' in argv[i + 1:i + 2]]
     if program >= 0:
         unit['venv'] = posixpath.dirname(posixpath.dirname(argv[program]))
         rest = argv[program + 1:]
         if kind == 'vllm' and len(rest) >= 2 and rest[0] == 'serve':
             unit['model'] = rest[1]
-    elif argv and posixpath.basename(argv[0]) in ('podman', 'docker') and 'run' in argv:
+    elif engine:
+        argv = argv[engine[0]:]
         if '--name' in argv and argv.index('--name') + 1 < len(argv):
             unit['container'] = argv[argv.index('--name') + 1]
         if 'serve' in argv and argv.index('serve') + 1 < len(argv):
@@ -120,23 +140,32 @@ def read_unit(path, text, etc_dir):
     return unit
 
 
+def _deep_enough(path):
+    """An absolute path at least two levels below / (never /, /usr, /opt ...)."""
+    normal = posixpath.normpath(str(path)) if path else ''
+    return normal.startswith('/') and normal.count('/') >= 2
+
+
 def plan(units, settings):
     """What goes, in the order it goes.
 
     ``units``: ``[{path, content}]`` (unit files whose names match UNIT_PATTERNS, content as text);
     ``settings``: ``etc_dir``, ``model`` (remove the models the units serve), ``cann`` (remove
     CANN's environment file ``cann_env_file`` and login script ``cann_profile_script`` too,
-    which the cann role writes), ``cann_env_file``, ``cann_profile_script``, ``paths`` (the collection's
-    own directories: virtualenvs, wheelhouse, package cache), ``present`` (which of the candidate
-    paths exist on the node: a list).
+    which the cann role writes), ``cann_env_file``, ``cann_profile_script``, ``paths`` (the
+    collection's own directories: virtualenvs, wheelhouse, package cache), ``listing`` (the entries
+    of ``etc_dir`` and of the units' directory whose names start like a unit's: backups of the
+    files the roles replaced, the key of the previous run, drop-in directories), ``present`` (which
+    of the candidate paths exist on the node).
 
     Returns ``units`` (names to stop and disable, vLLM before Ray: vLLM runs on Ray), ``files``
-    (unit files and the files they read), ``dirs`` (virtualenvs, the own directories, models),
-    ``models``, ``foreign`` (units of a matching name that are not this collection's, left
-    alone), ``lines`` (one sentence per thing that goes) and ``candidates`` (every path the plan
-    may remove, for the role to stat first).
+    (the units' files and what they left beside them: removed last, so that a run that failed
+    earlier still finds its units), ``dirs`` (virtualenvs, cache directories, the own
+    directories, models), ``models``, ``foreign`` (units of a matching name that are not this
+    collection's, left alone), ``kept_models``, ``lines`` (one sentence per thing that goes) and
+    ``candidates`` (every path the plan looks at, for the role to stat first).
     """
-    etc_dir = settings.get('etc_dir') or '/etc/ascend-vllm'
+    etc_dir = posixpath.normpath(settings.get('etc_dir') or '/etc/ascend-vllm')
     present = set(settings.get('present') or [])
     read = [read_unit(u['path'], u.get('content') or '', etc_dir) for u in units or []]
     ours = sorted([u for u in read if u['owned']], key=lambda u: (u['kind'] != 'vllm', u['name']))
@@ -145,27 +174,32 @@ def plan(units, settings):
     cann_env = settings.get('cann_env_file') or ''
     files = []
     for unit in ours:
+        beside = [posixpath.join(etc_dir, unit['stem'] + '.'), unit['path'] + '.']
         files += [unit['path']] + [f for f in unit['files'] if f != cann_env]
+        files += sorted(f for f in settings.get('listing') or [] if any(f.startswith(b) for b in beside))
     if settings.get('cann'):
         files += [f for f in (cann_env, settings.get('cann_profile_script')) if f]
     venvs = sorted(set(u['venv'] for u in ours if u['venv']))
-    models = sorted(set(u['model'] for u in ours if u['model'])) if settings.get('model') else []
-    dirs = []
-    for path in venvs + list(settings.get('paths') or []) + models:
-        if path not in dirs:
-            dirs.append(path)
-    candidates = _in_order(files + dirs)
+    served = sorted(set(u['model'] for u in ours if u['model']))
+    models = served if settings.get('model') else []
+    caches = sorted(set(d for u in ours for d in u['cache_dirs']))
+    markers = [v + '/pyvenv.cfg' for v in venvs] + [m + '/' + name for m in models for name in MODEL_MARKERS]
+    candidates = _in_order(files + venvs + caches + list(settings.get('paths') or []) + models + markers)
     files = [f for f in _in_order(files) if f in present]
-    dirs = [d for d in dirs if d in present]
+    # A virtualenv only when it is one, a model only when this collection provisioned it.
+    venvs = [v for v in venvs if v + '/pyvenv.cfg' in present]
+    models = [m for m in models if any(m + '/' + name in present for name in MODEL_MARKERS)]
+    dirs = [d for d in _in_order(venvs + caches + list(settings.get('paths') or []) + models)
+            if d in present and _deep_enough(d)]
     # A directory inside another that goes, goes with it.
     dirs = [d for d in dirs if not any(d != other and _under(d, other) for other in dirs)]
     lines = ['unit %s (%s): stopped, disabled and removed' % (u['name'], u['path']) for u in ours]
-    lines += ['file %s' % f for f in files if not any(f == u['path'] for u in ours)]
     lines += ['directory %s%s' % (d, ' (model)' if d in models else ' (virtualenv)' if d in venvs else '')
               for d in dirs]
-    kept = [u['model'] for u in ours if u['model'] and not settings.get('model')]
+    lines += ['file %s' % f for f in files if not any(f == u['path'] for u in ours)]
+    kept = [m for m in served if m not in models]
     return {'units': [u['name'] for u in ours], 'files': files, 'dirs': dirs, 'models': models,
-            'foreign': foreign, 'lines': lines, 'kept_models': sorted(set(kept)), 'candidates': candidates}
+            'foreign': foreign, 'lines': lines, 'kept_models': kept, 'candidates': candidates}
 
 
 def request_problems(request):

@@ -46,8 +46,9 @@ options:
         installed version in that directory runs with C(--uninstall); without one, the package's
         own uninstall script where the vendor documents it (C(<install_path>/driver/script/uninstall.sh),
         C(<install_path>/firmware/script/uninstall.sh), the toolkit's
-        C(<version>/<arch>-linux/script/uninstall.sh)); otherwise the module fails naming the package
-        it needs. RV(uninstaller) says which ran.
+        C(<version>/<arch>-linux/script/uninstall.sh), the kernels' C(opp_kernel/script/uninstall.sh),
+        NNAL's C(nnal/atb/<version>/scripts/uninstall.sh)); otherwise (the operators package of CANN
+        8.5+) the module fails naming the package it needs. RV(uninstaller) says which ran.
     type: path
     required: true
   kind:
@@ -479,7 +480,8 @@ def main():
             via, uninstaller = choose_uninstaller(kind, installed, names, path, arch=arch)
             result['uninstaller'] = uninstaller
             if via == 'script':
-                if not script_exists(uninstaller) and not module.check_mode:
+                # Read-only, so check mode looks too: it must not promise an uninstall that cannot run.
+                if not script_exists(uninstaller):
                     module.fail_json(msg='%s %s is installed, %s holds no package of it and its uninstall script %s '
                                          'does not exist: put its package in %s'
                                          % (kind, installed['version'] or '(an unfinished install)', path,

@@ -316,7 +316,7 @@ def test_nnal_installs_atb_and_its_set_env(n):
 def test_nnal_uninstall_removes_its_tree(n):
     ok(n.run(TK82, "--install", "--quiet"))
     ok(n.run(NNAL82, "--install", "--quiet", env=ENV_HOME))
-    script = n.path(P + "/nnal/atb/8.2.RC1/script/uninstall.sh")
+    script = n.path(P + "/nnal/atb/8.2.RC1/scripts/uninstall.sh")
     done = subprocess.run([script], env=packages.package_env(n.root), stdout=subprocess.PIPE,
                           universal_newlines=True)
     assert done.returncode == 0 and "uninstall success" in done.stdout

@@ -555,7 +555,8 @@ class CannScript(object):
             common.write_file(base + "/set_env.sh", ATB_ABI_SET_ENV % {
                 "version": self.version, "abi": abi, "atb_root": atb_root}, 0o644)
         common.write_file("%s/%s/lib/libasdsip.so" % (sip_root, self.version), "simulated libasdsip.so\n", 0o755)
-        script_dir = "%s/%s/script" % (atb_root, self.version)
+        # <p>/nnal/atb/<version>/scripts/uninstall.sh (the CANN 8.0.0 install guide, instg_0031).
+        script_dir = "%s/%s/scripts" % (atb_root, self.version)
         common.copy_sim(script_dir + "/ascend_sim")
         common.install_uninstall_script(self.pkg, script_dir, self.install_path, "CANN NNAL %s" % self.version,
                                         script_dir)

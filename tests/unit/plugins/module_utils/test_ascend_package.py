@@ -399,6 +399,19 @@ def test_choose_uninstaller(kind, state, names, arch, expected):
     assert ap.choose_uninstaller(kind, state, names, CACHE + '/', arch=arch) == expected
 
 
+@pytest.mark.parametrize('kind, record, script', [
+    ('kernels', '/usr/local/Ascend/ascend-toolkit/latest/opp_kernel/version.info',
+     '/usr/local/Ascend/ascend-toolkit/latest/opp_kernel/script/uninstall.sh'),
+    ('nnal', '/usr/local/Ascend/nnal/atb/latest/version.info', '/usr/local/Ascend/nnal/atb/latest/scripts/uninstall.sh'),
+])
+def test_the_documented_cann_scripts(kind, record, script):
+    assert ap.choose_uninstaller(kind, record_of(kind, record), [], CACHE) == ('script', script)
+
+
+def record_of(kind, version_file):
+    return record(kind, '8.2.RC1', version_file=version_file)
+
+
 def test_without_its_package_an_operators_package_cannot_be_uninstalled():
     state = record('ops', '8.5.0', version_file='/usr/local/Ascend/cann/aarch64-linux/ascend_ops_install.info')
     # The ops record sits in the toolkit's directory: its script there would remove the toolkit.

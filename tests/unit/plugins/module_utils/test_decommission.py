@@ -22,6 +22,7 @@ EnvironmentFile=/etc/ascend-vllm/vllm-main.env
 EnvironmentFile=/etc/ascend-vllm/vllm-main.key
 ExecStart=/usr/bin/numactl --cpunodebind=0 --membind=0 -- /opt/ascend-vllm/venv/bin/vllm serve \
 /var/lib/vllm/models/DeepSeek-R1-Distill-Qwen-7B --served-model-name deepseek-r1-distill-qwen-7b --port 8000
+CacheDirectory=vllm-main
 """
 # The container method (module_utils/vllm_service.container_argv): podman reads both files.
 CONTAINER_UNIT = """[Service]
@@ -58,7 +59,7 @@ def units(*pairs):
 def test_a_venv_unit_names_its_files_virtualenv_and_model():
     unit = read_unit('/etc/systemd/system/vllm-main.service', VENV_UNIT, ETC)
     assert unit == {'name': 'vllm-main.service', 'path': '/etc/systemd/system/vllm-main.service', 'kind': 'vllm',
-                    'owned': True,
+                    'owned': True, 'stem': 'vllm-main', 'cache_dirs': ['/var/cache/vllm-main'],
                     'files': ['/etc/ascend-vllm/cann.env', '/etc/ascend-vllm/vllm-main.env',
                               '/etc/ascend-vllm/vllm-main.key'],
                     'venv': '/opt/ascend-vllm/venv', 'model': MODEL, 'container': ''}
@@ -81,11 +82,46 @@ def test_a_unit_that_reads_nothing_of_ours_is_not_ours():
     assert not read_unit('/etc/systemd/system/vllm-lab.service', FOREIGN_UNIT, ETC)['owned']
 
 
+def test_a_site_unit_that_reads_cann_env_is_not_ours():
+    # cann.env is documented for any unit that needs CANN; only the unit's own <stem>.env makes it ours.
+    text = '[Service]\nEnvironmentFile=/etc/ascend-vllm/cann.env\nExecStart=/usr/bin/vllm serve /data\n'
+    assert not read_unit('/etc/systemd/system/vllm-lab.service', text, ETC)['owned']
+    result = plan(units(('vllm-lab.service', text)), settings(model=True, present=['/usr', '/data']))
+    assert result['dirs'] == [] and result['units'] == [] and result['foreign'] == ['/etc/systemd/system/vllm-lab.service']
+
+
+def test_a_container_unit_behind_numactl():
+    text = CONTAINER_UNIT.replace('ExecStart=/usr/bin/podman', 'ExecStart=/usr/bin/numactl --cpunodebind=1 -- /usr/bin/podman')
+    unit = read_unit('/etc/systemd/system/vllm-edge.service', text, ETC)
+    assert (unit['owned'], unit['container'], unit['model']) == (True, 'vllm-edge', '/srv/models/DeepSeek-R1')
+
+
+def test_only_a_real_virtualenv_and_a_model_this_collection_provisioned_go():
+    text = VENV_UNIT.replace('/opt/ascend-vllm/venv/bin/vllm', '/usr/bin/vllm')
+    found = units(('vllm-main.service', text))
+    # /usr has no pyvenv.cfg; the model has no record of this collection.
+    result = plan(found, settings(model=True, paths=[], present=['/usr', MODEL, '/etc/systemd/system/vllm-main.service']))
+    assert result['dirs'] == [] and result['kept_models'] == [MODEL]
+    assert '/usr/pyvenv.cfg' in result['candidates'] and MODEL + '/.sha256-verified.json' in result['candidates']
+    result = plan(found, settings(model=True, paths=[], present=[MODEL, MODEL + '/.ascend-vllm-download.json']))
+    assert result['dirs'] == [MODEL] and result['models'] == [MODEL]
+
+
+def test_what_the_roles_leave_beside_a_unit_goes_too():
+    listing = ['/etc/ascend-vllm/vllm-main.key.previous', '/etc/ascend-vllm/vllm-main.env.2231.2026-12-01@10:00:00~',
+               '/etc/systemd/system/vllm-main.service.d', '/etc/systemd/system/vllm-main.service.1.2026-12-01@10:00:00~',
+               '/etc/ascend-vllm/vllm-mainline.env', '/etc/systemd/system/vllm-lab.service.d']
+    present = ['/etc/systemd/system/vllm-main.service', '/var/cache/vllm-main'] + listing
+    result = plan(units(('vllm-main.service', VENV_UNIT)), settings(listing=listing, paths=[], present=present))
+    assert result['files'] == ['/etc/systemd/system/vllm-main.service'] + sorted(listing[:4])
+    assert result['dirs'] == ['/var/cache/vllm-main']
+
+
 def test_the_plan_keeps_the_model_and_cann_env_unless_asked_and_leaves_foreign_units():
     found = units(('ray-head.service', RAY_UNIT), ('vllm-main.service', VENV_UNIT), ('vllm-lab.service', FOREIGN_UNIT))
     present = ['/etc/systemd/system/vllm-main.service', '/etc/systemd/system/ray-head.service',
                '/etc/ascend-vllm/vllm-main.env', '/etc/ascend-vllm/ray-head.env', '/etc/ascend-vllm/cann.env',
-               '/opt/ascend-vllm/venv', '/opt/ascend-vllm', MODEL]
+               '/opt/ascend-vllm/venv', '/opt/ascend-vllm/venv/pyvenv.cfg', '/opt/ascend-vllm', MODEL]
     result = plan(found, settings(present=present))
     assert result['units'] == ['vllm-main.service', 'ray-head.service']
     # cann.env is read by both units but belongs to CANN; the key file does not exist.
@@ -99,8 +135,8 @@ def test_the_plan_keeps_the_model_and_cann_env_unless_asked_and_leaves_foreign_u
                                    'disabled and removed',
                                    'unit ray-head.service (/etc/systemd/system/ray-head.service): stopped, disabled '
                                    'and removed']
-    assert result['lines'][2:] == ['file /etc/ascend-vllm/vllm-main.env', 'file /etc/ascend-vllm/ray-head.env',
-                                   'directory /opt/ascend-vllm']
+    assert result['lines'][2:] == ['directory /opt/ascend-vllm', 'file /etc/ascend-vllm/vllm-main.env',
+                                   'file /etc/ascend-vllm/ray-head.env']
     # Only what may go is looked up: not the kept model, nothing of the foreign unit.
     assert MODEL not in result['candidates'] and '/home/lab/venv' not in result['candidates']
     assert FILTERS['decommission_plan'](found, settings(present=present)) == result
@@ -113,7 +149,7 @@ def test_the_plan_keeps_the_model_and_cann_env_unless_asked_and_leaves_foreign_u
 def test_the_plan_with_model_and_cann():
     found = units(('vllm-main.service', VENV_UNIT))
     present = ['/etc/systemd/system/vllm-main.service', '/etc/ascend-vllm/cann.env', '/etc/profile.d/ascend-cann.sh',
-               MODEL]
+               MODEL, MODEL + '/.sha256-verified.json']
     result = plan(found, settings(present=present, model=True, cann=True))
     assert result['files'] == ['/etc/systemd/system/vllm-main.service', '/etc/ascend-vllm/cann.env',
                                '/etc/profile.d/ascend-cann.sh']

@@ -372,3 +372,13 @@ def test_driver_recorded_elsewhere_is_refused(node):
     failed, result = node.run(NEW, install_path='/opt/npu')
     assert not failed and result['action'] == 'upgrade'
     assert re.search(r'Upgrade .* %s success' % re.escape(NEW), node.operations()[-1])
+
+
+def test_check_mode_fails_too_when_the_uninstall_script_is_gone(node, tmp_path):
+    assert not node.run(OLD)[0]
+    os.unlink(node.path('/usr/local/Ascend/driver/script/uninstall.sh'))
+    failed, result = node.run('', directory=str(tmp_path / 'cache'), state='absent', kind='driver', check_mode=True)
+    assert failed
+    assert result['msg'] == ('driver 24.1.rc3 is installed, %s holds no package of it and its uninstall script '
+                             '/usr/local/Ascend/driver/script/uninstall.sh does not exist: put its package in %s'
+                             % ((os.path.join(str(tmp_path / 'cache'), ''),) * 2))
