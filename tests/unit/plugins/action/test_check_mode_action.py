@@ -34,7 +34,7 @@ PLAY = '''
 '''
 
 
-def run(tmp_path, play, *extra, inventory='localhost,'):
+def run(tmp_path, play, *extra, inventory='localhost,', output=False):
     (tmp_path / 'play.yml').write_text(play)
     # The collection resolves from the checkout's collections/ link (ansible.cfg).
     env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / 'ansible.cfg'), ANSIBLE_STDOUT_CALLBACK='ansible.posix.json')
@@ -44,6 +44,8 @@ def run(tmp_path, play, *extra, inventory='localhost,'):
     # The timing callback of ansible.cfg prints around the JSON document.
     start = result.stdout.index('\n{') + 1 if not result.stdout.startswith('{') else 0
     report, dummy = json.JSONDecoder().raw_decode(result.stdout[start:])
+    if output:
+        return result.returncode, report, result.stdout[:start]
     return result.returncode, report
 
 
