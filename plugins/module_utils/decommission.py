@@ -162,7 +162,8 @@ def plan(units, settings):
     (the units' files and what they left beside them: removed last, so that a run that failed
     earlier still finds its units), ``dirs`` (virtualenvs, cache directories, the own
     directories, models), ``models``, ``foreign`` (units of a matching name that are not this
-    collection's, left alone), ``kept_models``, ``lines`` (one sentence per thing that goes) and
+    collection's, left alone), ``kept_models``, ``lines`` (one sentence per thing that goes), ``stays``
+    (one per served model or foreign unit that stays) and
     ``candidates`` (every path the plan looks at, for the role to stat first).
     """
     etc_dir = posixpath.normpath(settings.get('etc_dir') or '/etc/ascend-vllm')
@@ -198,8 +199,11 @@ def plan(units, settings):
               for d in dirs]
     lines += ['file %s' % f for f in files if not any(f == u['path'] for u in ours)]
     kept = [m for m in served if m not in models]
+    stays = ['stays (decommission_model is false, or it holds no record of this collection): model %s' % m
+             for m in kept]
+    stays += ["stays (not the collection's unit): unit %s" % f for f in foreign]
     return {'units': [u['name'] for u in ours], 'files': files, 'dirs': dirs, 'models': models,
-            'foreign': foreign, 'lines': lines, 'kept_models': kept, 'candidates': candidates}
+            'foreign': foreign, 'lines': lines, 'kept_models': kept, 'stays': stays, 'candidates': candidates}
 
 
 def request_problems(request):
@@ -221,8 +225,7 @@ def request_problems(request):
     if drain and not request.get('drain_exists'):
         problems.append('decommission_drain_tasks: no such file on the controller: %s' % drain)
     for path in request.get('paths') or []:
-        normal = posixpath.normpath(str(path)) if str(path) else ''
-        if not normal.startswith('/') or normal.count('/') < 2:
+        if not _deep_enough(path):
             problems.append('decommission_paths: %s is not a directory this collection owns: give absolute paths '
                             'at least two levels deep (such as /opt/ascend-vllm)' % (path or "''"))
     return problems

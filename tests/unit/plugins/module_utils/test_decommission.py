@@ -131,6 +131,9 @@ def test_the_plan_keeps_the_model_and_cann_env_unless_asked_and_leaves_foreign_u
     assert result['dirs'] == ['/opt/ascend-vllm']
     assert result['models'] == [] and result['kept_models'] == [MODEL]
     assert result['foreign'] == ['/etc/systemd/system/vllm-lab.service']
+    assert result['stays'] == [
+        'stays (decommission_model is false, or it holds no record of this collection): model ' + MODEL,
+        "stays (not the collection's unit): unit /etc/systemd/system/vllm-lab.service"]
     assert result['lines'][:2] == ['unit vllm-main.service (/etc/systemd/system/vllm-main.service): stopped, '
                                    'disabled and removed',
                                    'unit ray-head.service (/etc/systemd/system/ray-head.service): stopped, disabled '
