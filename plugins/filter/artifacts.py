@@ -45,9 +45,17 @@ def artifacts_staged_problems(stats, cache_dir, want):
     return artifact_checks.staged_problems(str(cache_dir), list(stats), want)
 
 
+def artifacts_to_fetch(stats, want):
+    """The files of a stat loop that are missing or differ from ``want`` (module_utils.artifact_checks.to_fetch)."""
+    if not isinstance(want, dict):
+        raise AnsibleFilterError('artifacts_to_fetch: the expected SHA256 must be a mapping, got %s' % type(want).__name__)
+    return artifact_checks.to_fetch(list(stats), want)
+
+
 class FilterModule(object):
     """ascend.vllm artifacts filters."""
 
     def filters(self):
         return {'artifacts_curl_argv': artifacts_curl_argv, 'artifacts_expected': artifacts_expected,
-                'artifacts_mismatch': artifacts_mismatch, 'artifacts_staged_problems': artifacts_staged_problems}
+                'artifacts_mismatch': artifacts_mismatch, 'artifacts_staged_problems': artifacts_staged_problems,
+                'artifacts_to_fetch': artifacts_to_fetch}

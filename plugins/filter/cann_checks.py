@@ -13,6 +13,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ascend.vllm.plugins.module_utils import cann_checks
+from ansible_collections.ascend.vllm.plugins.module_utils.stack import StackError
 
 
 def cann_chip_choice(soc, pci_family=None, wanted=None):
@@ -26,6 +27,14 @@ def cann_ops_kind(cann, stack_ok=True):
         return cann_checks.ops_kind(cann, bool(stack_ok))
     except ValueError as exc:
         raise AnsibleFilterError('cann_ops_kind: %s' % exc)
+
+
+def cann_python_requirements(cann):
+    """The service virtualenv's Python requirements for CANN ``cann`` (cann_checks.python_requirements)."""
+    try:
+        return cann_checks.python_requirements(cann)
+    except StackError as exc:
+        raise AnsibleFilterError('cann_python_requirements: %s' % exc)
 
 
 def cann_request_problems(request):
@@ -49,6 +58,7 @@ class FilterModule(object):
         return {
             'cann_chip_choice': cann_chip_choice,
             'cann_ops_kind': cann_ops_kind,
+            'cann_python_requirements': cann_python_requirements,
             'cann_request_problems': cann_request_problems,
             'cann_verify_problems': cann_verify_problems,
         }

@@ -88,6 +88,18 @@ def curl_argv(curl, settings):
     return argv
 
 
+def to_fetch(stats, want):
+    """The files of a stat loop (``{'item': file, 'stat': {exists, checksum}}`` per file, as
+    ``stat`` with ``checksum_algorithm: sha256`` returns them) that are missing or whose SHA256 is
+    not ``want[file]``: what must be transferred. Order kept."""
+    fetch = []
+    for result in stats:
+        name, stat = result['item'], result.get('stat') or {}
+        if not stat.get('exists') or not want.get(name) or stat.get('checksum') != want[name]:
+            fetch.append(name)
+    return fetch
+
+
 def staged_problems(cache_dir, stats, want):
     """'<cache_dir>/<file> is missing' or '... has SHA256 <x>, expected <y>' per package to stage.
 

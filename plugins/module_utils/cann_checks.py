@@ -34,6 +34,15 @@ def chip_choice(soc, pci_family, wanted=''):
     return {'chip': wanted or read, 'read': read, 'families': list(PACKAGE_CHIPS)}
 
 
+def python_requirements(cann):
+    """What CANN's Python side (te, tbe, the operator compilers) needs in the service's virtualenv:
+    the list the vllm-ascend installation guide of each release pip-installs before CANN; the CANN
+    8.x guides pin numpy below 2. Without a version (none yet), the unpinned list."""
+    numpy = 'numpy<2.0.0' if cann and compare_versions(str(cann), '9.0.0') < 0 else 'numpy'
+    return ['attrs', numpy, 'decorator', 'sympy', 'cffi', 'pyyaml', 'pathlib2', 'psutil', 'protobuf', 'scipy',
+            'requests', 'absl-py', 'wheel', 'typing_extensions']
+
+
 def ops_kind(cann, stack_ok=True):
     """``kernels`` up to CANN 8.3, ``ops`` from 8.5.0 (the vendor renamed the package)."""
     return 'kernels' if stack_ok and compare_versions(cann, OPS_RENAME_CANN) < 0 else 'ops'

@@ -14,7 +14,7 @@ HOSTS = ('npu-a2-01.dc1.example.com', 'npu-a2-02.dc1.example.com', 'npu-a3-01.dc
 PASSWORD_CLIENT = 'example@inventories/vault-password.sh'
 
 
-def host_vars(host, names, password='example-only-change-me'):
+def host_vars(host, names, password='example-only-change-me', inventory='inventories/example', extra=None):
     # Ad-hoc output: 'host | SUCCESS => {json}' (the minimal callback; ansible.cfg's callbacks are
     # for playbooks).
     env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / 'ansible.cfg'), ANSIBLE_NOCOLOR='1',
@@ -23,8 +23,9 @@ def host_vars(host, names, password='example-only-change-me'):
     if password is not None:
         env['ASCEND_VAULT_PASSWORD'] = password
     ansible = str(Path(sys.executable).parent / 'ansible')
-    result = subprocess.run([ansible, host, '-i', 'inventories/example', '--vault-id', PASSWORD_CLIENT,
-                             '-m', 'ansible.builtin.debug', '-a', 'var=[%s]' % ','.join(names)],
+    result = subprocess.run([ansible, host, '-i', inventory, '--vault-id', PASSWORD_CLIENT,
+                             '-m', 'ansible.builtin.debug', '-a', 'var=[%s]' % ','.join(names)]
+                            + (['-e', json.dumps(extra)] if extra else []),
                             cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=False)
     return result
 
@@ -62,3 +63,29 @@ def test_the_vault_file_holds_no_clear_text_secret():
     text = (REPO / 'inventories/example/group_vars/ascend_nodes/vault.yml').read_text()
     assert 'vault_vllm_service_api_key: !vault |' in text and '$ANSIBLE_VAULT;1.2;AES256;example' in text
     assert 'example-key-3f6a1c9e' not in text
+
+
+OFFLINE_HOSTS = ('npu-a2-01.dc2.example.com', 'npu-a2-02.dc2.example.com')
+BUNDLE_SOURCES = ['ascend_artifacts_dir', 'ascend_artifacts_url', 'vllm_service_model_source',
+                  'vllm_service_model_controller_dir', 'vllm_service_pip_wheelhouse', 'vllm_service_pip_index_url',
+                  'vllm_service_api_key']
+
+
+@pytest.mark.parametrize('host', OFFLINE_HOSTS)
+@pytest.mark.parametrize('arch', ['aarch64', 'x86_64'])
+def test_the_offline_site_takes_everything_from_the_bundle(host, arch):
+    """inventories/offline: vendor packages, model and wheels of the node's architecture from the
+    bundle's layout (module_utils/bundle.py LAYOUT), no URL at all, the key from the vault."""
+    result = host_vars(host, BUNDLE_SOURCES, inventory='inventories/offline',
+                       extra={'ansible_facts': {'architecture': arch}})
+    assert result.returncode == 0, result.stdout + result.stderr
+    got = dict(zip(BUNDLE_SOURCES, values(result, host)))
+    bundle = '/srv/ascend-bundle'
+    assert got['ascend_artifacts_dir'] == bundle + '/artifacts'
+    assert got['vllm_service_model_source'] == 'controller'
+    assert got['vllm_service_model_controller_dir'] == bundle + '/models/DeepSeek-R1-Distill-Qwen-7B'
+    assert got['vllm_service_pip_wheelhouse'] == '%s/wheels/%s' % (bundle, arch)
+    assert got['vllm_service_api_key'] == 'example-offline-key-5b2e'
+    # Nothing names a network source.
+    for number, name in enumerate(('ascend_artifacts_url', 'vllm_service_pip_index_url'), 1):
+        assert str(got[name]) == "<< error %d - '%s' is undefined >>" % (number, name), got[name]

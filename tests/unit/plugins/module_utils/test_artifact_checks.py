@@ -4,6 +4,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import pytest
+from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ascend.vllm.plugins.module_utils import artifact_checks as ac
 
@@ -67,7 +68,7 @@ CURL = ['/usr/bin/curl', '--fail', '--location', '--silent', '--show-error', '--
 
 def test_artifacts_filters_are_registered():
     assert sorted(FILTERS) == ['artifacts_curl_argv', 'artifacts_expected', 'artifacts_mismatch',
-                               'artifacts_staged_problems']
+                               'artifacts_staged_problems', 'artifacts_to_fetch']
 
 
 @pytest.mark.parametrize('flags, tail', [
@@ -98,3 +99,17 @@ def test_staged_problems():
         '/var/cache/ascend/%s is missing' % DRV,
         '/var/cache/ascend/fw.run has SHA256 %s, expected %s' % (GOOD, OTHER)]
     assert FILTERS['artifacts_staged_problems']([], '/c', {}) == []
+
+
+def test_to_fetch_takes_the_missing_and_the_different_in_order():
+    want = {'a.run': 'a' * 64, 'b.run': 'b' * 64, 'c.run': 'c' * 64}
+    stats = [
+        {'item': 'c.run', 'stat': {'exists': True, 'checksum': 'c' * 64}},
+        {'item': 'b.run', 'stat': {'exists': False}},
+        {'item': 'a.run', 'stat': {'exists': True, 'checksum': 'f' * 64}},
+        {'item': 'd.run', 'stat': {'exists': True, 'checksum': 'd' * 64}},
+    ]
+    assert ac.to_fetch(stats, want) == ['b.run', 'a.run', 'd.run']
+    assert FILTERS['artifacts_to_fetch'](stats[:1], want) == []
+    with pytest.raises(AnsibleFilterError):
+        FILTERS['artifacts_to_fetch'](stats, ['a.run'])
