@@ -98,6 +98,17 @@ def problems(request):
     if not isinstance(directory, str) or not directory.startswith('/') or posixpath.normpath(directory) == '/':
         add('bundle_dir', 'must be an absolute directory other than / (got %r)' % (directory,),
             'set it to where the bundle is written, e.g. -e bundle_dir=/srv/ascend-bundle')
+    # YAML reads an unquoted 3.10 or 2.30 as a number, 3.1 or 2.3: refuse it rather than guess.
+    pythons = request.get('pythons') if isinstance(request.get('pythons'), list) else []
+    numeric = False
+    for variable, values in (('bundle_pythons', pythons), ('bundle_glibc', [request.get('glibc')])):
+        numbers = [value for value in values if isinstance(value, float)]
+        if numbers:
+            numeric = True
+            add(variable, 'version %s is a number, not a string (YAML reads 3.10 as 3.1)' % ', '.join(repr(n) for n in numbers),
+                'quote the versions, e.g. ["3.10", "3.11"] and "2.28"')
+    if numeric:
+        return found
     try:
         releases = _releases(request)
         chips = _list(request, 'chips')

@@ -249,3 +249,13 @@ def test_the_serving_image_follows_the_container_os():
     row = stack.resolve_stack('0.23.0')
     plan = bundle.plan(request(container_images=True, container_os='openeuler'))
     assert [image['ref'] for image in plan['images']] == [stack.image_ref(row, '910b', 'openeuler')]
+
+
+@pytest.mark.parametrize('changes, variable, shown', [
+    ({'pythons': [3.10, '3.11']}, 'bundle_pythons', '3.1'),
+    ({'glibc': 2.30}, 'bundle_glibc', '2.3'),
+])
+def test_versions_read_as_numbers_are_refused(changes, variable, shown):
+    assert bundle.problems(request(**changes)) == [
+        '%s: version %s is a number, not a string (YAML reads 3.10 as 3.1). Fix: quote the versions, e.g. '
+        '["3.10", "3.11"] and "2.28"' % (variable, shown)]
