@@ -40,9 +40,23 @@ def bundle_vendor_sums(names, sums):
         raise AnsibleFilterError('bundle_vendor_sums: %s' % exc)
 
 
+def bundle_marker_notes(interpreter, arches, pythons):
+    """Warnings for targets unlike the downloading Python (module_utils.bundle.marker_notes);
+    ``interpreter``: ``{machine, python}``."""
+    if not isinstance(interpreter, dict):
+        raise AnsibleFilterError('bundle_marker_notes expects {machine, python}, got %s' % type(interpreter).__name__)
+    return bundle.marker_notes(list(arches or []), list(pythons or []), interpreter.get('machine'), interpreter.get('python'))
+
+
+def bundle_pip_failures(results):
+    """What failed in the wheel downloads (module_utils.bundle.pip_failures)."""
+    return bundle.pip_failures([item for item in results or [] if isinstance(item, dict)])
+
+
 class FilterModule(object):
     """ascend.vllm bundle filters."""
 
     def filters(self):
         return {'bundle_problems': bundle_problems, 'bundle_plan': bundle_plan,
-                'bundle_vendor_sums': bundle_vendor_sums}
+                'bundle_vendor_sums': bundle_vendor_sums, 'bundle_marker_notes': bundle_marker_notes,
+                'bundle_pip_failures': bundle_pip_failures}

@@ -115,8 +115,14 @@ def problems(request):
         arches = _list(request, 'architectures')
         pythons = _list(request, 'pythons')
         images = _list(request, 'images')
+        for key in ('pip_extra_index_urls', 'pip_trusted_hosts', 'pip_extra_packages', 'extra_files'):
+            _list(request, key)
     except BundleError as exc:
         return found + [str(exc)]
+    for key in ('model_url', 'model_dir', 'container_os', 'pip_index_url', 'artifacts_url', 'artifacts_dir'):
+        if request.get(key) is not None and not isinstance(request.get(key), str):
+            add('bundle_%s' % key, 'expected a string, got %s %r' % (type(request[key]).__name__, request[key]),
+                'set it to a string (or an empty one)')
     stacks = []
     for release in releases:
         try:
@@ -179,6 +185,14 @@ def problems(request):
         add('bundle_collection', '%s has no galaxy.yml (an installed copy, not a checkout)' % request.get('collection_src'),
             'set bundle_collection_src to a checkout of the collection, or bundle_collection: false and carry the '
             'artifact the site installs from')
+    if not found:
+        # What only planning finds (a driver override whose firmware is unknown, an image a chip does not have
+        # at a release): reported like the rest, never raised.
+        try:
+            _parts(request)
+        except (BundleError, stack_utils.StackError) as exc:
+            add('bundle_releases', 'cannot be bundled as asked: %s' % exc,
+                'change the releases, chips or stack overrides it names')
     return found
 
 
@@ -254,6 +268,52 @@ def wheel_downloads(request, stacks, chips, arches, pythons, dest):
     return downloads
 
 
+def marker_notes(arches, pythons, machine, python):
+    """Warnings for targets unlike the Python that downloads: pip judges the markers of dependencies
+    (``platform_machine``, ``python_version``) by the interpreter it runs on, not by ``--platform`` or
+    ``--python-version`` (pypa/pip#11664), so a conditional dependency of another target can be left out
+    or taken in. ``machine`` and ``python`` ("3.11") are the downloading interpreter's."""
+    machine = stack_utils.ARCH_ALIASES.get(str(machine).lower(), str(machine))
+    others = [arch for arch in arches if arch != machine]
+    versions = [version for version in pythons if version != python]
+    if not others and not versions:
+        return []
+    return ['bundle_python (%s, Python %s) differs from the targets %s: pip evaluates the environment markers of '
+            'dependencies against the Python that downloads, so a dependency conditional on the architecture or the '
+            'Python version can be missing from the wheelhouse. For a complete one, build the bundle on a %s host '
+            'with Python %s (bundle_python), one target at a time'
+            % (machine, python, ', '.join(others + ['Python %s' % version for version in versions]),
+               ' or '.join(others or [machine]), ' or '.join(versions or [python]))]
+
+
+_NO_MATCH = re.compile(r'No matching distribution found for (\S+)')
+
+
+def pip_failures(results):
+    """One sentence per failed ``pip download`` of a command loop (``item`` is the plan's wheel entry, ``rc``,
+    ``stderr``). A requirement without a wheel for the target is named with what to do: pip builds such a
+    package from source on a node, which an offline bundle of wheels cannot carry."""
+    sentences = []
+    for result in results or []:
+        if result.get('skipped') or result.get('rc', 0) == 0:
+            continue
+        item = result.get('item') or {}
+        where = '%s %s cp%s %s' % (item.get('release'), item.get('arch'), str(item.get('python', '')).replace('.', ''),
+                                   item.get('step'))
+        stderr = result.get('stderr') or result.get('msg') or ''
+        missing = _NO_MATCH.findall(stderr)
+        if missing:
+            sentences.append('%s: no wheel of %s for this architecture, Python and glibc on the indexes named (pip: "No '
+                             'matching distribution found"). A package published only as a source distribution is '
+                             'built on the node, which a bundle of wheels cannot carry: bundle the stack\'s image '
+                             '(bundle_container_images) for it, or put a wheel of it in an index named in '
+                             'bundle_pip_index_url / bundle_pip_extra_index_urls' % (where, ', '.join(sorted(set(missing)))))
+        else:
+            tail = ' '.join(line.strip() for line in stderr.strip().splitlines()[-3:])
+            sentences.append('%s: pip download failed with rc %s: %s' % (where, result.get('rc'), tail or 'no output'))
+    return sentences
+
+
 def image_file(ref):
     """File name of a saved image: the reference with every character outside [A-Za-z0-9._-] as '_'."""
     return re.sub(r'[^A-Za-z0-9._-]', '_', ref.strip()) + '.tar'
@@ -264,6 +324,10 @@ def plan(request):
     found = problems(request)
     if found:
         raise BundleError('; '.join(found))
+    return _parts(request)
+
+
+def _parts(request):
     directory = posixpath.normpath(request['dir'])
     stacks = _stacks(request)
     chips = _list(request, 'chips')

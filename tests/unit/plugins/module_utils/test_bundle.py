@@ -259,3 +259,50 @@ def test_versions_read_as_numbers_are_refused(changes, variable, shown):
     assert bundle.problems(request(**changes)) == [
         '%s: version %s is a number, not a string (YAML reads 3.10 as 3.1). Fix: quote the versions, e.g. '
         '["3.10", "3.11"] and "2.28"' % (variable, shown)]
+
+
+def test_marker_notes_warn_only_for_unlike_targets():
+    notes = FILTERS['bundle_marker_notes']
+    assert notes({'machine': 'x86_64', 'python': '3.11'}, ['x86_64'], ['3.11']) == []
+    assert notes({'machine': 'arm64', 'python': '3.11'}, ['aarch64'], ['3.11']) == []
+    warned = notes({'machine': 'x86_64', 'python': '3.11'}, ['aarch64', 'x86_64'], ['3.11', '3.12'])
+    assert warned == [
+        'bundle_python (x86_64, Python 3.11) differs from the targets aarch64, Python 3.12: pip evaluates the '
+        'environment markers of dependencies against the Python that downloads, so a dependency conditional on the '
+        'architecture or the Python version can be missing from the wheelhouse. For a complete one, build the bundle on '
+        'a aarch64 host with Python 3.12 (bundle_python), one target at a time']
+
+
+@pytest.mark.parametrize('changes, expected', [
+    ({'pip_extra_index_urls': 'https://a/'}, "bundle_pip_extra_index_urls: expected a list, got str 'https://a/'"),
+    ({'extra_files': 'x.zip'}, "bundle_extra_files: expected a list, got str 'x.zip'"),
+    ({'container_os': 5}, 'bundle_container_os: expected a string, got int 5. Fix: set it to a string (or an empty one)'),
+])
+def test_wrong_types_are_problems_not_errors(changes, expected):
+    assert bundle.problems(request(**changes)) == [expected]
+
+
+def test_what_only_planning_finds_is_a_problem_too():
+    # No firmware is known for a driver the matrix does not name.
+    found = bundle.problems(request(overrides={'driver': '99.0.0'}, allow_unlisted=True))
+    assert len(found) == 1
+    assert found[0].startswith('bundle_releases: cannot be bundled as asked: no package name is known for the driver '
+                               '99.0.0 of 0.23.0 910b aarch64.')
+
+
+def test_pip_failures_name_the_target_and_the_way_out():
+    item = {'release': '0.23.0', 'arch': 'aarch64', 'python': '3.11', 'step': 'vllm-ascend'}
+    results = [
+        {'item': dict(item, step='vllm'), 'rc': 0, 'stderr': ''},
+        {'item': item, 'rc': 1,
+         'stderr': 'ERROR: Could not find a version that satisfies the requirement vllm-ascend==0.23.0\n'
+                   'ERROR: No matching distribution found for vllm-ascend==0.23.0\n'},
+        {'item': dict(item, step='ray'), 'rc': 2, 'stderr': 'line 1\nline 2\nERROR: Exception:\nOSError: disk full\n'},
+        {'item': item, 'skipped': True},
+    ]
+    assert FILTERS['bundle_pip_failures'](results) == [
+        '0.23.0 aarch64 cp311 vllm-ascend: no wheel of vllm-ascend==0.23.0 for this architecture, Python and glibc on '
+        'the indexes named (pip: "No matching distribution found"). A package published only as a source distribution '
+        "is built on the node, which a bundle of wheels cannot carry: bundle the stack's image (bundle_container_images) "
+        'for it, or put a wheel of it in an index named in bundle_pip_index_url / bundle_pip_extra_index_urls',
+        '0.23.0 aarch64 cp311 ray: pip download failed with rc 2: line 2 ERROR: Exception: OSError: disk full']
