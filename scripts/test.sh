@@ -179,6 +179,9 @@ fi
 if [ -n "$molecule_pid" ] && [ -f "$logs/molecule.stages" ]; then
   mapfile -t ran < <(sed -n "s|^molecule:\([^ ]*\) .*|$logs/molecule-\1.log|p" "$logs/molecule.stages")
   [ ${#ran[@]} -eq 0 ] || python "$REPO_ROOT/scripts/molecule_steps.py" "${ran[@]}" >&2 || true
+  # The failed task of each failed scenario, near the end, where a truncated CI output still shows it.
+  mapfile -t broken < <(sed -n "s|^molecule:\([^ ]*\) .*FAILED.*|$logs/molecule-\1.log|p" "$logs/molecule.stages")
+  [ ${#broken[@]} -eq 0 ] || python "$REPO_ROOT/scripts/failure_excerpt.py" "${broken[@]}" >&2 || true
 fi
 print_stages
 printf '  %-28s %5ss\n' total "$(( $(date +%s) - suite_start ))" >&2
