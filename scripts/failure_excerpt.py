@@ -15,7 +15,7 @@ MOLECULE_ERROR = re.compile(r'^(ERROR|CRITICAL)\s')
 LISTED = re.compile(r'^\*  => ')
 
 
-def excerpt(lines, after=40):
+def excerpt(lines, after=20):
     """The lines that say why: the last failed task's header and result (at most `after` lines of
     it) before Molecule's first ERROR, then Molecule's ERROR lines with the tasks they list; [] for a
     log without a failure."""

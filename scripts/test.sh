@@ -179,14 +179,14 @@ fi
 if [ -n "$molecule_pid" ] && [ -f "$logs/molecule.stages" ]; then
   mapfile -t ran < <(sed -n "s|^molecule:\([^ ]*\) .*|$logs/molecule-\1.log|p" "$logs/molecule.stages")
   [ ${#ran[@]} -eq 0 ] || python "$REPO_ROOT/scripts/molecule_steps.py" "${ran[@]}" >&2 || true
-  # The failed task of each failed scenario, near the end, where a truncated CI output still shows it.
-  mapfile -t broken < <(sed -n "s|^molecule:\([^ ]*\) .*FAILED.*|$logs/molecule-\1.log|p" "$logs/molecule.stages")
-  [ ${#broken[@]} -eq 0 ] || python "$REPO_ROOT/scripts/failure_excerpt.py" "${broken[@]}" >&2 || true
 fi
 print_stages
 printf '  %-28s %5ss\n' total "$(( $(date +%s) - suite_start ))" >&2
 if [ ${#FAILED_STAGES[@]} -gt 0 ]; then
   printf 'FAILED stages: %s\n' "${FAILED_STAGES[*]}" >&2
+  # Why each failed scenario failed, at the end, where a CI output cut to its tail still shows it.
+  mapfile -t broken < <(printf '%s\n' "${FAILED_STAGES[@]}" | sed -n "s|^molecule:\(.*\)$|$logs/molecule-\1.log|p")
+  [ ${#broken[@]} -eq 0 ] || python "$REPO_ROOT/scripts/failure_excerpt.py" "${broken[@]}" >&2 || true
 fi
 # pytest's own summary line closes the output, so CI reads the unit test count.
 [ -f "$logs/unit.log" ] && selected unit && grep -E '^=+ .*(passed|failed|error).* =+$|^[0-9]+ (passed|failed)' "$logs/unit.log" | tail -1
