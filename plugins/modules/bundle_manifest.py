@@ -108,6 +108,7 @@ record_file:
 '''
 
 import os
+import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native, to_text
@@ -124,18 +125,15 @@ def _read(path):
 
 
 def _write(module, path, data, what):
-    tmp = '%s.tmp.%d' % (path, os.getpid())
+    # Beside the target, then AnsibleModule.atomic_move: readers never see half a manifest.
     try:
-        with open(tmp, 'wb') as handle:
+        fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), dir=os.path.dirname(path))
+        with os.fdopen(fd, 'wb') as handle:
             handle.write(data)
         os.chmod(tmp, 0o644)
-        os.rename(tmp, path)
     except (IOError, OSError) as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         module.fail_json(msg='bundle_manifest: cannot write the %s %s: %s' % (what, path, to_native(exc)))
+    module.atomic_move(tmp, path)
 
 
 def main():

@@ -130,17 +130,15 @@ def _install(module, built, target, dest):
             os.chmod(dest, 0o755)
         except OSError as exc:
             module.fail_json(msg='collection_artifact: cannot create %s: %s' % (dest, to_native(exc)))
-    tmp = os.path.join(dest, '.%s.tmp.%d' % (os.path.basename(target), os.getpid()))
+    # Beside the target, then AnsibleModule.atomic_move: a reader never sees half an artifact.
     try:
+        fd, tmp = tempfile.mkstemp(prefix='.%s.' % os.path.basename(target), dir=dest)
+        os.close(fd)
         shutil.copyfile(built, tmp)
         os.chmod(tmp, 0o644)
-        os.rename(tmp, target)
     except (IOError, OSError) as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         module.fail_json(msg='collection_artifact: cannot write %s: %s' % (target, to_native(exc)))
+    module.atomic_move(tmp, target)
 
 
 def main():

@@ -229,3 +229,28 @@ def _call_main(module):
     with pytest.raises(SystemExit) as exc:
         module.main()
     return exc.value.code
+
+
+# Bundle directories (bundle_manifest tests): files dated 1970, so a new write is always newer.
+OLD_NS = 1000 * 10 ** 9
+
+
+def write_old(path, data, mtime_ns=OLD_NS):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    os.utime(str(path), ns=(mtime_ns, mtime_ns))
+
+
+@pytest.fixture
+def old_file():
+    """write_old(path, data, mtime_ns=OLD_NS): a file with a given modification time."""
+    return write_old
+
+
+@pytest.fixture
+def bundle(tmp_path):
+    root = tmp_path / 'bundle'
+    write_old(root / 'README', b'offline bundle\n')
+    write_old(root / 'wheels' / 'vllm-0.9.1-py3-none-any.whl', b'w' * 3000)
+    write_old(root / 'packages' / 'Ascend-cann-toolkit.run', b'r' * 5000)
+    return root

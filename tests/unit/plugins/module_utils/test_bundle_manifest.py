@@ -14,21 +14,6 @@ def sha(data):
     return hashlib.sha256(data).hexdigest()
 
 
-def write(path, data, mtime_ns=OLD_NS):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    os.utime(str(path), ns=(mtime_ns, mtime_ns))
-
-
-@pytest.fixture
-def bundle(tmp_path):
-    root = tmp_path / 'bundle'
-    write(root / 'README', b'offline bundle\n')
-    write(root / 'wheels' / 'vllm-0.9.1-py3-none-any.whl', b'w' * 3000)
-    write(root / 'packages' / 'Ascend-cann-toolkit.run', b'r' * 5000)
-    return root
-
-
 class CountingHasher(object):
     def __init__(self):
         self.paths = []
@@ -104,9 +89,9 @@ def test_first_scan_hashes_all_second_none(bundle):
     assert second['entries'] == first['entries'] and second['record'] == first['record']
 
 
-def test_changed_content_of_the_same_size_is_rehashed_alone(bundle):
+def test_changed_content_of_the_same_size_is_rehashed_alone(bundle, old_file):
     record = bm.scan(str(bundle), {})['record']
-    write(bundle / 'wheels' / 'vllm-0.9.1-py3-none-any.whl', b'v' * 3000, mtime_ns=OLD_NS + 1)
+    old_file(bundle / 'wheels' / 'vllm-0.9.1-py3-none-any.whl', b'v' * 3000, mtime_ns=OLD_NS + 1)
     hasher = CountingHasher()
     result = bm.scan(str(bundle), record, hasher=hasher)
     assert result['hashed'] == ['wheels/vllm-0.9.1-py3-none-any.whl'] and result['bytes_hashed'] == 3000
@@ -114,22 +99,22 @@ def test_changed_content_of_the_same_size_is_rehashed_alone(bundle):
     assert result['entries']['wheels/vllm-0.9.1-py3-none-any.whl'] == sha(b'v' * 3000)
 
 
-def test_recently_modified_files_are_not_trusted_by_the_next_scan(bundle):
+def test_recently_modified_files_are_not_trusted_by_the_next_scan(bundle, old_file):
     """A file hashed within RACY_NS of its modification may change again without a new mtime."""
     target = bundle / 'README'
     now = 5000 * 10 ** 9
-    write(target, b'offline bundle\n', mtime_ns=now - 10 ** 9)
+    old_file(target, b'offline bundle\n', mtime_ns=now - 10 ** 9)
     first = bm.scan(str(bundle), {}, now_ns=now)
     assert 'README' not in first['record']['files'] and len(first['record']['files']) == 2
-    write(target, b'OFFLINE BUNDLE\n', mtime_ns=now - 10 ** 9)   # same size, same mtime, same inode
+    old_file(target, b'OFFLINE BUNDLE\n', mtime_ns=now - 10 ** 9)   # same size, same mtime, same inode
     second = bm.scan(str(bundle), first['record'], now_ns=now + 10 * 10 ** 9)
     assert second['hashed'] == ['README'] and second['entries']['README'] == sha(b'OFFLINE BUNDLE\n')
     assert second['record']['files']['README']['sha256'] == sha(b'OFFLINE BUNDLE\n')
 
 
-def test_new_and_removed_files(bundle):
+def test_new_and_removed_files(bundle, old_file):
     record = bm.scan(str(bundle), {})['record']
-    write(bundle / 'images' / 'vllm-ascend.tar', b'i' * 10)
+    old_file(bundle / 'images' / 'vllm-ascend.tar', b'i' * 10)
     (bundle / 'README').unlink()
     result = bm.scan(str(bundle), record)
     assert result['hashed'] == ['images/vllm-ascend.tar']
@@ -138,27 +123,27 @@ def test_new_and_removed_files(bundle):
     assert 'README' not in result['record']['files']
 
 
-def test_skip_and_exclude(bundle):
-    write(bundle / 'SHA256SUMS', b'old\n')
-    write(bundle / 'SHA256SUMS.tmp.4242', b'left by an interrupted write\n')
-    write(bundle / 'SHA256SUMS.tmp.x', b'not ours\n')
-    write(bundle / '.bundle-hashes.json', b'{}')
-    write(bundle / 'wheels' / 'x.whl.partial', b'p')
-    write(bundle / 'tmp' / 'a' / 'b', b'p')
+def test_skip_and_exclude(bundle, old_file):
+    old_file(bundle / 'SHA256SUMS', b'old\n')
+    old_file(bundle / 'SHA256SUMS.tmp.4242', b'left by an interrupted write\n')
+    old_file(bundle / 'SHA256SUMS.tmp.x', b'not ours\n')
+    old_file(bundle / '.bundle-hashes.json', b'{}')
+    old_file(bundle / 'wheels' / 'x.whl.partial', b'p')
+    old_file(bundle / 'tmp' / 'a' / 'b', b'p')
     os.symlink('/etc/hostname', str(bundle / 'tmp' / 'outside'))
     result = bm.scan(str(bundle), {}, exclude=['*.partial', 'tmp'], skip=['SHA256SUMS', '.bundle-hashes.json'])
     assert sorted(result['entries']) == ['README', 'SHA256SUMS.tmp.x', 'packages/Ascend-cann-toolkit.run',
                                          'wheels/vllm-0.9.1-py3-none-any.whl']
 
 
-def test_links_inside_are_followed_links_outside_refused(bundle, tmp_path):
+def test_links_inside_are_followed_links_outside_refused(bundle, tmp_path, old_file):
     os.symlink('packages/Ascend-cann-toolkit.run', str(bundle / 'latest.run'))
     os.symlink('wheels', str(bundle / 'wheelhouse'))
     result = bm.scan(str(bundle), {})
     assert result['entries']['latest.run'] == sha(b'r' * 5000)
     assert not any(name.startswith('wheelhouse') for name in result['entries'])
 
-    write(tmp_path / 'secret', b's')
+    old_file(tmp_path / 'secret', b's')
     os.symlink(str(tmp_path / 'secret'), str(bundle / 'packages' / 'escape'))
     os.symlink('../..', str(bundle / 'wheels' / 'up'))
     os.symlink('missing', str(bundle / 'dangling'))
@@ -171,8 +156,8 @@ def test_links_inside_are_followed_links_outside_refused(bundle, tmp_path):
     assert result['files'] == 4
 
 
-def test_a_walked_name_with_a_newline_is_refused(bundle):
-    write(bundle / 'bad\nname', b'x')
+def test_a_walked_name_with_a_newline_is_refused(bundle, old_file):
+    old_file(bundle / 'bad\nname', b'x')
     with pytest.raises(bm.BundleError) as exc:
         bm.scan(str(bundle), {})
     assert str(exc.value) == "'bad\\nname': a manifest path cannot contain a newline"

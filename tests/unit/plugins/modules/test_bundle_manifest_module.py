@@ -3,8 +3,6 @@ import hashlib
 import json
 import os
 
-import pytest
-
 from ansible_collections.ascend.vllm.plugins.modules import bundle_manifest
 
 OLD_NS = 1000 * 10 ** 9
@@ -14,26 +12,11 @@ def sha(data):
     return hashlib.sha256(data).hexdigest()
 
 
-def write(path, data, mtime_ns=OLD_NS):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    os.utime(str(path), ns=(mtime_ns, mtime_ns))
-
-
-@pytest.fixture
-def bundle(tmp_path):
-    root = tmp_path / 'bundle'
-    write(root / 'README', b'offline bundle\n')
-    write(root / 'wheels' / 'vllm.whl', b'w' * 3000)
-    write(root / 'packages' / 'driver.run', b'r' * 5000)
-    return root
-
-
 def expected_text(bundle, names):
     return ''.join('%s  %s\n' % (sha((bundle / name).read_bytes()), name) for name in sorted(names))
 
 
-NAMES = ['README', 'packages/driver.run', 'wheels/vllm.whl']
+NAMES = ['README', 'packages/Ascend-cann-toolkit.run', 'wheels/vllm-0.9.1-py3-none-any.whl']
 
 
 def test_first_run_writes_second_changes_nothing(run_module, bundle):
@@ -52,17 +35,17 @@ def test_first_run_writes_second_changes_nothing(run_module, bundle):
     assert again['sha256'] == result['sha256'] and again['files'] == 3
 
 
-def test_changed_content_is_rehashed_alone(run_module, bundle):
+def test_changed_content_is_rehashed_alone(run_module, bundle, old_file):
     run_module(bundle_manifest, {'path': str(bundle)})
-    write(bundle / 'wheels' / 'vllm.whl', b'v' * 3000, mtime_ns=OLD_NS + 1)
+    old_file(bundle / 'wheels' / 'vllm-0.9.1-py3-none-any.whl', b'v' * 3000, mtime_ns=OLD_NS + 1)
     failed, result = run_module(bundle_manifest, {'path': str(bundle)})
     assert not failed and result['changed'] and result['hashed'] == 1 and result['bytes_hashed'] == 3000
-    assert '%s  wheels/vllm.whl\n' % sha(b'v' * 3000) in (bundle / 'SHA256SUMS').read_text()
+    assert '%s  wheels/vllm-0.9.1-py3-none-any.whl\n' % sha(b'v' * 3000) in (bundle / 'SHA256SUMS').read_text()
 
 
-def test_new_file_is_listed(run_module, bundle):
+def test_new_file_is_listed(run_module, bundle, old_file):
     run_module(bundle_manifest, {'path': str(bundle)})
-    write(bundle / 'images' / 'vllm-ascend.tar', b'i' * 10)
+    old_file(bundle / 'images' / 'vllm-ascend.tar', b'i' * 10)
     failed, result = run_module(bundle_manifest, {'path': str(bundle)})
     assert not failed and result['changed'] and result['hashed'] == 1 and result['files'] == 4
     assert (bundle / 'SHA256SUMS').read_text() == expected_text(bundle, NAMES + ['images/vllm-ascend.tar'])
@@ -76,9 +59,9 @@ def test_record_only_change_is_not_a_change(run_module, bundle):
     assert (bundle / '.bundle-hashes.json').exists()
 
 
-def test_excluded_record_and_manifest_are_not_listed(run_module, bundle, tmp_path):
-    write(bundle / 'wheels' / 'x.whl.partial', b'p')
-    write(bundle / 'meta' / 'keep', b'k')
+def test_excluded_record_and_manifest_are_not_listed(run_module, bundle, tmp_path, old_file):
+    old_file(bundle / 'wheels' / 'x.whl.partial', b'p')
+    old_file(bundle / 'meta' / 'keep', b'k')
     args = {'path': str(bundle), 'exclude': ['*.partial'], 'manifest_file': 'meta/SUMS',
             'record_file': str(bundle / 'meta' / 'record.json')}
     failed, result = run_module(bundle_manifest, args)
@@ -96,30 +79,30 @@ def test_excluded_record_and_manifest_are_not_listed(run_module, bundle, tmp_pat
     assert 'meta/record.json' in (bundle / 'SHA256SUMS').read_text()
 
 
-def test_check_mode_writes_nothing(run_module, bundle):
+def test_check_mode_writes_nothing(run_module, bundle, old_file):
     failed, result = run_module(bundle_manifest, {'path': str(bundle)}, check_mode=True)
     assert not failed and result['changed'] and result['hashed'] == 3
     assert sorted(os.listdir(str(bundle))) == ['README', 'packages', 'wheels']
 
     run_module(bundle_manifest, {'path': str(bundle)})
     before = (bundle / 'SHA256SUMS').read_text()
-    write(bundle / 'new', b'n')
+    old_file(bundle / 'new', b'n')
     failed, result = run_module(bundle_manifest, {'path': str(bundle)}, check_mode=True)
     assert not failed and result['changed'] and result['files'] == 4
     assert (bundle / 'SHA256SUMS').read_text() == before
 
 
-def test_diff_mode(run_module, bundle):
+def test_diff_mode(run_module, bundle, old_file):
     failed, result = run_module(bundle_manifest, {'path': str(bundle)}, diff=True)
     assert not failed and result['diff']['before'] == '' and result['diff']['after'] == expected_text(bundle, NAMES)
-    write(bundle / 'new', b'n')
+    old_file(bundle / 'new', b'n')
     failed, result = run_module(bundle_manifest, {'path': str(bundle)}, diff=True, check_mode=True)
     assert result['diff']['before'] == expected_text(bundle, NAMES)
     assert result['diff']['after'] == expected_text(bundle, NAMES + ['new'])
 
 
-def test_symlink_escaping_the_bundle_fails(run_module, bundle, tmp_path):
-    write(tmp_path / 'secret', b's')
+def test_symlink_escaping_the_bundle_fails(run_module, bundle, tmp_path, old_file):
+    old_file(tmp_path / 'secret', b's')
     os.symlink(str(tmp_path / 'secret'), str(bundle / 'packages' / 'escape'))
     failed, result = run_module(bundle_manifest, {'path': str(bundle)})
     assert failed
@@ -140,7 +123,7 @@ def test_unusable_arguments(run_module, bundle, tmp_path):
                                         "a manifest path must be relative (it starts with '/')")
 
 
-def test_name_with_newline_fails(run_module, bundle):
-    write(bundle / 'bad\nname', b'x')
+def test_name_with_newline_fails(run_module, bundle, old_file):
+    old_file(bundle / 'bad\nname', b'x')
     failed, result = run_module(bundle_manifest, {'path': str(bundle)})
     assert failed and result['msg'] == "bundle_manifest: %s: 'bad\\nname': a manifest path cannot contain a newline" % bundle
