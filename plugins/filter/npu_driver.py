@@ -45,6 +45,17 @@ def npu_driver_reboot_reasons(installed, running, fw_installed, fw_running, fw_f
         raise AnsibleFilterError('npu_driver_reboot_reasons: %s' % exc)
 
 
+def npu_driver_reboot_action(reasons, reboot_ok, connection, host, check_mode):
+    """reboot, report or none (module_utils.driver_checks.reboot_action)."""
+    if not isinstance(reasons, (list, tuple)):
+        raise AnsibleFilterError('npu_driver_reboot_action expects the list of reasons, got %s' % type(reasons).__name__)
+    try:
+        return driver_checks.reboot_action(list(reasons), boolean(reboot_ok), str(connection or ''), str(host),
+                                           boolean(check_mode))
+    except TypeError as exc:
+        raise AnsibleFilterError('npu_driver_reboot_action: %s' % exc)
+
+
 def npu_driver_reboot_notice(reasons, host, check_mode, reboot_ok, on_required):
     """What the play says about a reboot it did not do (module_utils.driver_checks.reboot_notice)."""
     try:
@@ -58,5 +69,6 @@ class FilterModule(object):
     """ascend.vllm npu_driver filters."""
 
     def filters(self):
-        return {'npu_driver_problems': npu_driver_problems, 'npu_driver_reboot_notice': npu_driver_reboot_notice,
+        return {'npu_driver_problems': npu_driver_problems, 'npu_driver_reboot_action': npu_driver_reboot_action,
+                'npu_driver_reboot_notice': npu_driver_reboot_notice,
                 'npu_driver_reboot_reasons': npu_driver_reboot_reasons, 'npu_driver_verify_problems': npu_driver_verify_problems}

@@ -178,6 +178,24 @@ def reboot_reasons(installed, running, fw_installed, fw_running, fw_flashed=Fals
     return reasons
 
 
+LOCAL_CONNECTIONS = ('local', 'ansible.builtin.local')
+LOCAL_HOSTS = ('localhost', '127.0.0.1', '::1')
+
+
+def reboot_action(reasons, reboot_ok, connection, host, check_mode):
+    """The reboot policy of the roles that install or remove the NPU software (npu_driver,
+    decommission): 'reboot' the node now, 'report' that it needs one, or 'none'.
+
+    A node is rebooted only when there are ``reasons``, ``reboot_ok`` (ascend_reboot_ok) is true,
+    the run is not in ``check_mode``, and the play does not run on the controller itself (a local
+    ``connection`` or a loopback ``host`` name): the controller is never rebooted.
+    """
+    if not reasons:
+        return 'none'
+    local = connection in LOCAL_CONNECTIONS or host in LOCAL_HOSTS
+    return 'reboot' if reboot_ok and not local and not check_mode else 'report'
+
+
 _ON_REBOOT_REQUIRED = {
     'end_host': 'The rest of the play is skipped for this host.',
     'continue': 'The play continues (npu_driver_on_reboot_required: continue).',

@@ -122,8 +122,8 @@ def test_reboot_reasons(args, reasons):
 
 
 def test_filters_are_registered():
-    assert sorted(FILTERS) == ['npu_driver_problems', 'npu_driver_reboot_notice', 'npu_driver_reboot_reasons',
-                               'npu_driver_verify_problems']
+    assert sorted(FILTERS) == ['npu_driver_problems', 'npu_driver_reboot_action', 'npu_driver_reboot_notice',
+                               'npu_driver_reboot_reasons', 'npu_driver_verify_problems']
 
 
 REASONS = ['driver 25.5.1 installed, 24.1.rc3 runs', 'firmware flashed by this run']
@@ -153,3 +153,27 @@ def test_reboot_notice(check_mode, reboot_ok, on_required, notice):
 def test_reboot_notice_refuses_an_unknown_policy():
     with pytest.raises(AnsibleFilterError, match='npu_driver_on_reboot_required must be one of continue, end_host, fail'):
         FILTERS['npu_driver_reboot_notice'](REASONS, 'n1', False, False, 'later')
+
+
+@pytest.mark.parametrize('reasons, reboot_ok, connection, host, check_mode, action', [
+    (REASONS, True, 'ssh', 'n1', False, 'reboot'),
+    (REASONS, 'true', '', 'n1', 'no', 'reboot'),
+    ([], True, 'ssh', 'n1', False, 'none'),
+    ([], False, 'local', 'localhost', True, 'none'),
+    (REASONS, False, 'ssh', 'n1', False, 'report'),
+    (REASONS, True, 'ssh', 'n1', True, 'report'),
+    # The controller itself is never rebooted: a local connection, or a loopback name.
+    (REASONS, True, 'local', 'n1', False, 'report'),
+    (REASONS, True, 'ansible.builtin.local', 'n1', False, 'report'),
+    (REASONS, True, 'ssh', 'localhost', False, 'report'),
+    (REASONS, True, 'ssh', '127.0.0.1', False, 'report'),
+    (REASONS, True, 'ssh', '::1', False, 'report'),
+    (REASONS, True, 'containers.podman.podman', 'node-1', False, 'reboot'),
+])
+def test_reboot_action(reasons, reboot_ok, connection, host, check_mode, action):
+    assert FILTERS['npu_driver_reboot_action'](reasons, reboot_ok, connection, host, check_mode) == action
+
+
+def test_reboot_action_refuses_reasons_that_are_not_a_list():
+    with pytest.raises(AnsibleFilterError, match='npu_driver_reboot_action expects the list of reasons, got str'):
+        FILTERS['npu_driver_reboot_action']('driver installed', True, 'ssh', 'n1', False)
