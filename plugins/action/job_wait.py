@@ -32,6 +32,11 @@ ARGUMENTS = {
 }
 
 
+# async_status's own fields, not the job's.
+_ASYNC_KEYS = ('ansible_job_id', 'finished', 'started', 'results_file', 'stdout_lines', 'stderr_lines', 'invocation',
+               '_ansible_parsed', 'changed')
+
+
 class ActionModule(ActionBase):
     """Wait for async jobs, printing progress."""
 
@@ -88,14 +93,23 @@ class ActionModule(ActionBase):
                 return result
             time.sleep(args['poll'])
         results = [jobs[jid] for jid in args['jid']]
-        failed = [r for r in results if r.get('failed') or r.get('rc') not in (None, 0)]
+        # A module's own verdict: a command fails on a non-zero rc by itself, while ascend_package
+        # reports an installer's rc 2 (reboot needed) in a result that succeeded.
+        failed = [r for r in results if r.get('failed')]
+        # failed is always set: without it Ansible fails any result whose rc is not 0.
         result.update(changed=any(r.get('changed') for r in results), results=results, progress=lines,
-                      elapsed=int(time.time() - start))
+                      elapsed=int(time.time() - start), failed=False)
         if len(results) == 1:
             for key in ('rc', 'stdout', 'stderr', 'stdout_lines', 'stderr_lines', 'msg'):
                 if key in results[0]:
                     result[key] = results[0][key]
-        if failed:
+        if failed and len(results) == 1:
+            # One job: its own failure, with every field it returned (a module's message and details stay
+            # what callers and their tests know), as if it had not run in the background.
+            result.update(dict((key, value) for key, value in results[0].items() if key not in _ASYNC_KEYS))
+            result.update(failed=True, msg=results[0].get('msg') or 'job_wait: %s failed with rc=%s: %s' % (
+                args['label'], results[0].get('rc'), results[0].get('stderr') or 'no output'))
+        elif failed:
             result.update(failed=True, msg='job_wait: %s: %d of %d jobs failed: %s'
                           % (args['label'], len(failed), len(results),
                              '; '.join(str(r.get('msg') or r.get('stderr') or 'rc=%s' % r.get('rc')) for r in failed)))

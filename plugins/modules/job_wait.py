@@ -17,8 +17,10 @@ description:
     O(measure) on the node, with O(total_bytes) their share, and the rate since the previous line; otherwise how
     long the jobs have run. Instead of a silent wait, or a C(FAILED - RETRYING) line per poll, an operator (and an
     AWX job's output) sees a download grow.
-  - Fails when a job fails (a failed result, or a non-zero C(rc)), naming how many failed and why, or when the jobs
-    have not finished within O(timeout).
+  - Fails when a job fails (its result says failed; a command fails on a non-zero C(rc) by itself, a module such
+    as M(ascend.vllm.ascend_package) may report an C(rc) in a result that succeeded), naming how many failed and
+    why, or when the jobs have not finished within O(timeout). A single job that fails fails the task with its own result - its C(msg)
+    and every other field it returned - as if it had run in the foreground.
   - Runs on the controller (an action plugin) and reads the node through M(ansible.builtin.async_status) and
     M(ansible.builtin.find).
 author:
