@@ -30,8 +30,11 @@ def excerpt(lines, after=20):
     if failed:
         hit = failed[-1]
         tasks = [i for i in range(hit + 1) if TASK.match(lines[i])]
-        start = tasks[-1] if tasks and hit - tasks[-1] <= after else hit
-        shown = lines[start:min(hit + after, end)]
+        # The task's header, its time and Ansible's [ERROR] line, then the result from a little
+        # before the failed host's line; what lies between (the task's source) is left out.
+        head = lines[tasks[-1]:tasks[-1] + 3] if tasks and hit - tasks[-1] <= 100 else []
+        start = max(tasks[-1] + 3, hit - 3) if head else hit
+        shown = head + (['...'] if head and start > tasks[-1] + 3 else []) + lines[start:min(hit + after, end)]
     said = []
     for i in errors:
         said.append(lines[i])

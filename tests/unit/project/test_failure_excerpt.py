@@ -63,3 +63,13 @@ def test_an_idempotence_failure_is_shown_with_its_tasks():
 
 def test_a_passing_log_gives_nothing():
     assert EXCERPT.excerpt(['INFO     [x > verify] Executed: Successful']) == []
+
+
+def test_a_long_error_keeps_the_task_header_and_the_result():
+    source = ['%d   a line of the task source' % n for n in range(30)]
+    lines = (['INFO     [x > verify] Executing', 'TASK [Install: probe] ***', 'Friday 04 December 2026  04:27:40',
+              "[ERROR]: Task failed: '__x' is undefined"] + source
+             + ['fatal: [n1]: FAILED! =>', "    msg: '__x is undefined'", 'ERROR    [x > verify] Executed: Failed'])
+    assert EXCERPT.excerpt(lines) == (lines[1:4] + ['...'] + source[-3:]
+                                      + ['fatal: [n1]: FAILED! =>', "    msg: '__x is undefined'", '...',
+                                         'ERROR    [x > verify] Executed: Failed'])
