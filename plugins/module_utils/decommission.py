@@ -90,6 +90,22 @@ def _volumes(argv):
     return found
 
 
+# podman/docker run options that take no value (the others the collection writes take one).
+_RUN_FLAGS = ('--rm', '--init', '--privileged', '--read-only', '--detach', '-d', '--interactive', '-i', '--tty', '-t',
+              '--replace', '-it')
+
+
+def _run_image(argv):
+    """The image of ``<engine> run [options] IMAGE [command]`` (argv starts at the engine), else ''."""
+    index = 2
+    while index < len(argv):
+        word = argv[index]
+        if not word.startswith('-'):
+            return word
+        index += 1 if (word in _RUN_FLAGS or '=' in word) else 2
+    return ''
+
+
 def _program(argv, name):
     """Index of the absolute ``.../bin/<name>`` in argv (after numactl, sh -c ...), else -1."""
     for index, word in enumerate(argv):
@@ -106,17 +122,20 @@ def _in_order(items):
 def read_unit(path, text, etc_dir):
     """One unit file -> what it is and what it runs. Keys: ``name``, ``path``, ``stem`` (the name
     without ``.service``), ``kind`` (vllm, ray), ``owned`` (it reads ``<etc_dir>/<stem>.env``),
-    ``files`` (the unit's files in ``etc_dir``), ``venv``, ``model``, ``container`` ('' when none),
+    ``files`` (the unit's files in ``etc_dir``), ``venv``, ``model``, ``container`` ('' when none), ``engine`` and
+    ``image`` (of a container unit, else ''),
     ``cache_dirs`` (``/var/cache/<CacheDirectory=>``)."""
     name = posixpath.basename(path)
     stem = name[:-len('.service')] if name.endswith('.service') else name
     settings = unit_settings(text)
     argv = settings['exec_start']
     kind = 'ray' if name.startswith('ray-') else 'vllm'
-    files = [posixpath.normpath(f) for f in settings['environment_files'] + _env_file_args(argv) if _under(f, etc_dir)]
+    # A container unit's files: its --env-file and the API key file it mounts (--volume).
+    read = settings['environment_files'] + _env_file_args(argv) + [mount[0] for mount in _volumes(argv)]
+    files = [posixpath.normpath(f) for f in read if _under(f, etc_dir)]
     own_env = posixpath.join(posixpath.normpath(etc_dir), stem + '.env')
     unit = {'name': name, 'path': path, 'stem': stem, 'kind': kind, 'owned': own_env in files,
-            'files': sorted(set(files)), 'venv': '', 'model': '', 'container': '',
+            'files': sorted(set(files)), 'venv': '', 'model': '', 'container': '', 'image': '', 'engine': '',
             'cache_dirs': ['/var/cache/' + d.strip('/') for d in settings['cache_dirs'] if d.strip('/')]}
     program = _program(argv, 'ray' if kind == 'ray' else 'vllm')
     # The container method's podman, also behind a numactl binding.
@@ -129,6 +148,8 @@ def read_unit(path, text, etc_dir):
             unit['model'] = rest[1]
     elif engine:
         argv = argv[engine[0]:]
+        unit['engine'] = argv[0]
+        unit['image'] = _run_image(argv)
         if '--name' in argv and argv.index('--name') + 1 < len(argv):
             unit['container'] = argv[argv.index('--name') + 1]
         if 'serve' in argv and argv.index('serve') + 1 < len(argv):
@@ -158,7 +179,8 @@ def plan(units, settings):
     files the roles replaced, the key of the previous run, drop-in directories), ``present`` (which
     of the candidate paths exist on the node).
 
-    Returns ``units`` (names to stop and disable, vLLM before Ray: vLLM runs on Ray), ``files``
+    Returns ``units`` (names to stop and disable, vLLM before Ray: vLLM runs on Ray), ``images``
+    (``[{engine, image}]``: the images the container units ran, but one a unit that stays runs), ``files``
     (the units' files and what they left beside them: removed last, so that a run that failed
     earlier still finds its units), ``dirs`` (virtualenvs, cache directories, the own
     directories, models), ``models``, ``foreign`` (units of a matching name that are not this
@@ -202,7 +224,12 @@ def plan(units, settings):
     stays = ['stays (decommission_model is false, or it holds no record of this collection): model %s' % m
              for m in kept]
     stays += ["stays (not the collection's unit): unit %s" % f for f in foreign]
-    return {'units': [u['name'] for u in ours], 'files': files, 'dirs': dirs, 'models': models,
+    # The serving images the container units ran, unless a unit that stays runs one of them too.
+    kept_images = set(u['image'] for u in read if not u['owned'] and u['image'])
+    images = [{'engine': engine, 'image': image} for engine, image in
+              _in_order((u['engine'], u['image']) for u in ours if u['image'] and u['image'] not in kept_images)]
+    lines += ['image %s (%s)' % (i['image'], posixpath.basename(i['engine'])) for i in images]
+    return {'units': [u['name'] for u in ours], 'files': files, 'dirs': dirs, 'models': models, 'images': images,
             'foreign': foreign, 'lines': lines, 'kept_models': kept, 'stays': stays, 'candidates': candidates}
 
 

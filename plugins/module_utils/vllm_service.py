@@ -869,19 +869,29 @@ def hub_download(source, repo, path, revision='', offline=False, cli='', endpoin
     return {'argv': [str(word) for word in argv], 'env': env}
 
 
+# Where the API key file is mounted in the service's container.
+CONTAINER_KEY_PATH = '/run/secrets/vllm-api-key'
+
+
 def container_argv(container, engine, shm_size, env_file, key_file=None):
     """The engine's command line for the service's container (``container``: ``{name, image, env,
-    devices, volumes}`` of ``container_plan`` and the image). The environment and the API key come
-    from files (``--env-file``), so no value of them is in the command line; ``key_file`` only when
-    a key is configured."""
+    devices, volumes}`` of ``container_plan`` and the image). The environment comes from a file
+    (``--env-file``). The API key (``key_file``, only when a key is configured) does not: podman
+    keeps every ``--env``/``--env-file`` value in the container's configuration, which
+    ``podman inspect`` prints. The file is mounted read-only instead, and a shell in the container
+    exports it as VLLM_API_KEY just before it runs vLLM, so the key is in no argv and no inspect
+    output. The command goes through the image's entry point (the CANN image's sources CANN's
+    environment and execs it)."""
     argv = ['/usr/bin/' + str(engine), 'run', '--rm', '--name', container['name'], '--network', 'host',
             '--shm-size', str(shm_size), '--env-file', env_file]
-    if key_file:
-        argv += ['--env-file', key_file]
     argv += ['--env=%s=%s' % (name, value) for name, value in (container.get('env') or {}).items()]
     argv += ['--device=' + device for device in container.get('devices') or []]
     argv += ['--volume=' + volume for volume in container.get('volumes') or []]
-    return argv + [container['image'], 'vllm']
+    if not key_file:
+        return argv + [container['image'], 'vllm']
+    argv.append('--volume=%s:%s:ro' % (key_file, CONTAINER_KEY_PATH))
+    return argv + [container['image'], '/bin/sh', '-c',
+                   'VLLM_API_KEY="$(cat "$0")" && export VLLM_API_KEY && exec vllm "$@"', CONTAINER_KEY_PATH]
 
 
 def container_plan(chips, visible, install_path='/usr/local/Ascend', model_dir=None, extra_mounts=None):

@@ -38,7 +38,7 @@ PREPARED = [name for name in SCENARIOS if {p['image'] for p in scenario(name)[0]
 
 
 def test_the_scenarios_that_use_the_prepared_images():
-    assert PREPARED == ['benchmark', 'cann', 'decommission', 'diagnostics', 'dp_engine', 'hccn', 'monitoring',
+    assert PREPARED == ['benchmark', 'cann', 'container', 'decommission', 'diagnostics', 'dp_engine', 'hccn', 'monitoring',
                         'multinode', 'ray_cluster', 'vllm_service']
 
 

@@ -5,6 +5,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ascend.vllm.plugins.filter.decommission import FilterModule
+from ansible_collections.ascend.vllm.plugins.module_utils import decommission
 from ansible_collections.ascend.vllm.plugins.module_utils.decommission import plan, read_unit, request_problems
 
 FILTERS = FilterModule().filters()
@@ -24,11 +25,13 @@ ExecStart=/usr/bin/numactl --cpunodebind=0 --membind=0 -- /opt/ascend-vllm/venv/
 /var/lib/vllm/models/DeepSeek-R1-Distill-Qwen-7B --served-model-name deepseek-r1-distill-qwen-7b --port 8000
 CacheDirectory=vllm-main
 """
-# The container method (module_utils/vllm_service.container_argv): podman reads both files.
+# The container method (module_utils/vllm_service.container_argv): podman reads the environment
+# file; the API key file is mounted and read in the container.
 CONTAINER_UNIT = """[Service]
 ExecStart=/usr/bin/podman run --rm --name vllm-edge --network host --shm-size 16g \
---env-file /etc/ascend-vllm/vllm-edge.env --env-file /etc/ascend-vllm/vllm-edge.key \
---device=/dev/davinci0 --volume=/srv/models:/models:ro quay.io/ascend/vllm-ascend:v0.9.1 vllm serve \
+--env-file /etc/ascend-vllm/vllm-edge.env --device=/dev/davinci0 --volume=/srv/models:/models:ro \
+--volume=/etc/ascend-vllm/vllm-edge.key:/run/secrets/vllm-api-key:ro quay.io/ascend/vllm-ascend:v0.9.1 \
+/bin/sh -c 'VLLM_API_KEY="$(cat "$0")" && export VLLM_API_KEY && exec vllm "$@"' /run/secrets/vllm-api-key serve \
 /models/DeepSeek-R1 --port 8001
 ExecStop=/usr/bin/podman stop --time 60 vllm-edge
 """
@@ -62,7 +65,7 @@ def test_a_venv_unit_names_its_files_virtualenv_and_model():
                     'owned': True, 'stem': 'vllm-main', 'cache_dirs': ['/var/cache/vllm-main'],
                     'files': ['/etc/ascend-vllm/cann.env', '/etc/ascend-vllm/vllm-main.env',
                               '/etc/ascend-vllm/vllm-main.key'],
-                    'venv': '/opt/ascend-vllm/venv', 'model': MODEL, 'container': ''}
+                    'venv': '/opt/ascend-vllm/venv', 'model': MODEL, 'container': '', 'image': '', 'engine': ''}
 
 
 def test_a_container_unit_names_its_container_and_the_host_side_of_the_model():
@@ -70,6 +73,28 @@ def test_a_container_unit_names_its_container_and_the_host_side_of_the_model():
     assert unit['owned'] and unit['container'] == 'vllm-edge' and unit['venv'] == ''
     assert unit['files'] == ['/etc/ascend-vllm/vllm-edge.env', '/etc/ascend-vllm/vllm-edge.key']
     assert unit['model'] == '/srv/models/DeepSeek-R1'
+    assert (unit['engine'], unit['image']) == ('/usr/bin/podman', 'quay.io/ascend/vllm-ascend:v0.9.1')
+
+
+@pytest.mark.parametrize('options, image', [
+    (['--rm', '--name', 'n', '--network', 'host', '--env-file', '/e'], 'img:1'),
+    (['--rm', '--volume=/a:/b:ro', '-it', '--device=/dev/davinci0'], 'img:1'),
+    (['--name=n', '--privileged'], 'img:1'),
+    (['--name'], ''),
+])
+def test_the_image_of_a_run_command_line(options, image):
+    argv = ['/usr/bin/podman', 'run'] + options + ([image, 'vllm', 'serve'] if image else [])
+    assert decommission._run_image(argv) == image
+
+
+def test_the_images_of_the_container_units_go_unless_a_unit_that_stays_runs_them():
+    foreign = ('[Service]\nExecStart=/usr/bin/podman run --rm --name lab quay.io/ascend/vllm-ascend:v0.9.1 vllm serve /x\n')
+    result = plan(units(('vllm-edge.service', CONTAINER_UNIT)), settings())
+    assert result['images'] == [{'engine': '/usr/bin/podman', 'image': 'quay.io/ascend/vllm-ascend:v0.9.1'}]
+    assert 'image quay.io/ascend/vllm-ascend:v0.9.1 (podman)' in result['lines']
+    shared = plan(units(('vllm-edge.service', CONTAINER_UNIT), ('vllm-lab.service', foreign)), settings())
+    assert shared['images'] == [] and shared['foreign'] == ['/etc/systemd/system/vllm-lab.service']
+    assert plan(units(('vllm-main.service', VENV_UNIT)), settings())['images'] == []
 
 
 def test_a_ray_unit_names_its_virtualenv_and_an_optional_environment_file():

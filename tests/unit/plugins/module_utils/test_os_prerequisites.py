@@ -46,7 +46,9 @@ def test_vars_files_are_tried_most_specific_first(os_name, files):
     ('openeuler_22.03_aarch64', ['driver_build', 'serving_venv'],
      ['dkms', 'gcc', 'make', 'kernel-headers-5.10.0-60.18.0.50.oe2203.aarch64',
       'kernel-devel-5.10.0-60.18.0.50.oe2203.aarch64', 'python3', 'numactl']),
-    ('openeuler_20.03_aarch64', ['serving_container'], ['podman']),
+    ('openeuler_20.03_aarch64', ['serving_container'], ['podman', 'numactl']),
+    # The container unit runs podman under numactl (its NUMA binding): a node without numactl failed with 203/EXEC.
+    ('debian_12_x86_64', ['serving_container'], ['podman', 'numactl']),
     ('ubuntu_22.04_aarch64', ['driver_build', 'serving_venv'],
      ['dkms', 'gcc', 'make', 'linux-headers-5.15.0-91-generic', 'python3-venv', 'numactl']),
     ('debian_12_x86_64', ['serving_venv'], ['python3-venv', 'numactl']),

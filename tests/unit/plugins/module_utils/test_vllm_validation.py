@@ -1,5 +1,6 @@
 """vllm_service's validation rules for the node: its NPUs, the chips a service needs, the Ray
 cluster's chips and a multi-node node's serving address (the sentences the scenarios assert)."""
+import subprocess
 import pytest
 
 from ansible_collections.ascend.vllm.plugins.module_utils import vllm_service as vs
@@ -95,19 +96,40 @@ def test_unit_state_problems():
     assert vs.unit_state_problems('u.service', {}, True) == ['u.service is ?', 'u.service is ?, not enabled']
 
 
-def test_container_argv_takes_the_environment_and_key_from_files():
+def test_container_argv_takes_the_environment_from_a_file_and_mounts_the_key():
     plan = vs.container_plan([{'device_id': 0, 'phy_id': 0}, {'device_id': 1, 'phy_id': 1}], [1], '/usr/local/Ascend',
                              '/models/m')
     container = dict(plan, name='vllm-main', image='quay.io/ascend/vllm-ascend:v0.23.0')
     argv = vs.container_argv(container, 'podman', '16g', '/etc/ascend-vllm/vllm-main.env', '/etc/ascend-vllm/vllm-main.key')
     assert argv[:12] == ['/usr/bin/podman', 'run', '--rm', '--name', 'vllm-main', '--network', 'host', '--shm-size',
-                         '16g', '--env-file', '/etc/ascend-vllm/vllm-main.env', '--env-file']
-    assert argv[12:14] == ['/etc/ascend-vllm/vllm-main.key', '--env=ASCEND_RT_VISIBLE_DEVICES=0']
+                         '16g', '--env-file', '/etc/ascend-vllm/vllm-main.env', '--env=ASCEND_RT_VISIBLE_DEVICES=0']
     assert '--device=/dev/davinci1' in argv and '--device=/dev/davinci_manager' in argv
     assert '--volume=/models/m:/models/m:ro' in argv
-    assert argv[-2:] == ['quay.io/ascend/vllm-ascend:v0.23.0', 'vllm']
+    # The key: one env file only (podman inspect prints --env-file values), the key file mounted
+    # read-only and read by a shell in the container, which then runs vLLM with the serve arguments.
+    assert argv.count('--env-file') == 1
+    assert '--volume=/etc/ascend-vllm/vllm-main.key:/run/secrets/vllm-api-key:ro' in argv
+    assert argv[-5:] == ['quay.io/ascend/vllm-ascend:v0.23.0', '/bin/sh', '-c',
+                         'VLLM_API_KEY="$(cat "$0")" && export VLLM_API_KEY && exec vllm "$@"',
+                         '/run/secrets/vllm-api-key']
     without_key = vs.container_argv(container, 'docker', '1g', '/e.env')
     assert without_key[0] == '/usr/bin/docker' and without_key.count('--env-file') == 1
+    assert without_key[-2:] == ['quay.io/ascend/vllm-ascend:v0.23.0', 'vllm']
+    assert not [word for word in without_key if 'vllm-api-key' in word]
+
+
+def test_container_key_wrapper_passes_the_serve_arguments_and_exports_the_key(tmp_path):
+    """The wrapper, run by a real shell: the key (quotes, a backslash, a dollar sign) reaches vLLM's
+    environment unchanged and the serve arguments follow as they were given."""
+    key = tmp_path / 'key'
+    key.write_text('k"ey\'s$0 1\n')
+    fake = tmp_path / 'vllm'
+    fake.write_text('#!/bin/sh\nprintf "%s|" "$VLLM_API_KEY" "$@"\n')
+    fake.chmod(0o755)
+    argv = vs.container_argv({'name': 'n', 'image': 'i'}, 'podman', '1g', '/e.env', str(key))
+    wrapper = argv[argv.index('i') + 1:-1] + [str(key), 'serve', '/models/m', '--port', '8000']
+    out = subprocess.run(wrapper, env={'PATH': '%s:/usr/bin:/bin' % tmp_path}, capture_output=True, text=True, check=True)
+    assert out.stdout == 'k"ey\'s$0 1|serve|/models/m|--port|8000|'
 
 
 def test_hub_download_keeps_the_token_out_of_argv_and_environment():
