@@ -53,7 +53,7 @@ stage_engine() {
 # scenarios together took 84 s against 144 s one after the other, at a third of two cores).
 # Longest first, so the lanes end together; scenarios not listed go first.
 # The first three need no prepared image, which is built beside them.
-molecule_order="operations aarch64 site ray_cluster multinode vllm_service dp_engine npu_driver hccn cann kernel_tuning
+molecule_order="operations aarch64 site ray_cluster multinode vllm_service dp_engine npu_driver container hccn cann kernel_tuning
   benchmark decommission preflight simulator diagnostics monitoring os_prerequisites modules default"
 # These change host-global kernel state (huge pages, sysctls) and restore it afterwards; they take
 # one lock so they never overlap each other.
