@@ -871,6 +871,11 @@ def hub_download(source, repo, path, revision='', offline=False, cli='', endpoin
 
 # Where the API key file is mounted in the service's container.
 CONTAINER_KEY_PATH = '/run/secrets/vllm-api-key'
+# CANN's environment scripts in the vllm-ascend images (the CANN image's layout). The entry point of
+# the 910B and A3 images sources them (Ascend/cann-container-image's Dockerfiles); the 310P images
+# have their own (vllm-ascend Dockerfile.310p: it only execs the command), and a non-interactive
+# shell reads no ~/.bashrc. So the command sources them itself; twice is harmless.
+CONTAINER_ENV_SCRIPTS = ('/usr/local/Ascend/ascend-toolkit/set_env.sh', '/usr/local/Ascend/nnal/atb/set_env.sh')
 
 
 def container_argv(container, engine, shm_size, env_file, key_file=None):
@@ -878,20 +883,20 @@ def container_argv(container, engine, shm_size, env_file, key_file=None):
     devices, volumes}`` of ``container_plan`` and the image). The environment comes from a file
     (``--env-file``). The API key (``key_file``, only when a key is configured) does not: podman
     keeps every ``--env``/``--env-file`` value in the container's configuration, which
-    ``podman inspect`` prints. The file is mounted read-only instead, and a shell in the container
-    exports it as VLLM_API_KEY just before it runs vLLM, so the key is in no argv and no inspect
-    output. The command goes through the image's entry point (the CANN image's sources CANN's
-    environment and execs it)."""
+    ``podman inspect`` prints. The file is mounted read-only instead, and the shell that starts vLLM
+    in the container exports it just before, so the key is in no argv and no inspect output. That
+    shell sources CANN's environment scripts the image has first (CONTAINER_ENV_SCRIPTS); the
+    serve arguments follow the returned list."""
     argv = ['/usr/bin/' + str(engine), 'run', '--rm', '--name', container['name'], '--network', 'host',
             '--shm-size', str(shm_size), '--env-file', env_file]
     argv += ['--env=%s=%s' % (name, value) for name, value in (container.get('env') or {}).items()]
     argv += ['--device=' + device for device in container.get('devices') or []]
     argv += ['--volume=' + volume for volume in container.get('volumes') or []]
-    if not key_file:
-        return argv + [container['image'], 'vllm']
-    argv.append('--volume=%s:%s:ro' % (key_file, CONTAINER_KEY_PATH))
-    return argv + [container['image'], '/bin/sh', '-c',
-                   'VLLM_API_KEY="$(cat "$0")" && export VLLM_API_KEY && exec vllm "$@"', CONTAINER_KEY_PATH]
+    script = 'for f in %s; do if [ -f "$f" ]; then . "$f"; fi; done; ' % ' '.join(CONTAINER_ENV_SCRIPTS)
+    if key_file:
+        argv.append('--volume=%s:%s:ro' % (key_file, CONTAINER_KEY_PATH))
+        script += 'VLLM_API_KEY="$(cat %s)" && export VLLM_API_KEY && ' % CONTAINER_KEY_PATH
+    return argv + [container['image'], '/bin/bash', '-c', script + 'exec vllm "$@"', 'vllm']
 
 
 def container_plan(chips, visible, install_path='/usr/local/Ascend', model_dir=None, extra_mounts=None):

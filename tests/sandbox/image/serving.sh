@@ -2,8 +2,8 @@
 # The serving images of the container method (vllm_service_install_method: container), built from
 # the sandbox image and saved as tarballs, as an air-gapped site receives them:
 #   <dir>/vllm-ascend-<tag>.tar          localhost/ascend/vllm-ascend:v<release> (serving/Containerfile)
-#   <dir>/vllm-ascend-<tag>-rebuild.tar  the same reference, rebuilt (one label more, a new image ID):
-#                                        what a site loads when upstream republishes a tag
+#   <dir>/vllm-ascend-<tag>-rebuild.tar  the same reference, rebuilt (serving/Containerfile.rebuild: a new
+#                                        image ID and the 310P images' entry point, which sources no CANN)
 # <tag> hashes the base image, the recipe and the stand-in packages, so a change builds them again;
 # vllm-ascend.tar and vllm-ascend-rebuild.tar link to the current pair (what the container
 # scenario's inventory names). Prints the two tarball paths on one line.
@@ -23,7 +23,8 @@ ref="localhost/ascend/vllm-ascend:$image_tag"
 out="$SANDBOX_DIR/images"
 tag=$(cd "$REPO_ROOT" && {
   echo "$base $row"
-  cat tests/sandbox/image/serving/Containerfile tests/sandbox/image/serving.sh .sandbox/artifacts/910b/SHA256SUMS
+  cat tests/sandbox/image/serving/Containerfile tests/sandbox/image/serving/Containerfile.rebuild \
+    tests/sandbox/image/serving.sh .sandbox/artifacts/910b/SHA256SUMS
   ls .sandbox/wheels
 } | sha256sum | cut -c1-12)
 first="$out/vllm-ascend-$tag.tar"
@@ -43,8 +44,8 @@ podman build -q --build-arg "BASE=$base" --build-arg "CANN_VERSION=$cann" --buil
   -t "$ref" "$REPO_ROOT/tests/sandbox/image/serving" >"$build_log" 2>&1 \
   || { tail -30 "$build_log" >&2; die "building $ref failed"; }
 podman save -q -o "$first.part" "$ref" && mv "$first.part" "$first"
-printf 'FROM %s\nLABEL org.opencontainers.image.revision=rebuild-%s\n' "$ref" "$tag" \
-  | podman build -q -t "$ref" -f - "$out" >>"$build_log" 2>&1 \
+podman build -q --build-arg "REF=$ref" --build-arg "REVISION=rebuild-$tag" -t "$ref" \
+  -f "$REPO_ROOT/tests/sandbox/image/serving/Containerfile.rebuild" "$REPO_ROOT/tests/sandbox/image/serving" >>"$build_log" 2>&1 \
   || { tail -30 "$build_log" >&2; die "rebuilding $ref failed"; }
 podman save -q -o "$second.part" "$ref" && mv "$second.part" "$second"
 podman rmi "$ref" >/dev/null 2>&1 || true

@@ -31,7 +31,8 @@ CONTAINER_UNIT = """[Service]
 ExecStart=/usr/bin/podman run --rm --name vllm-edge --network host --shm-size 16g \
 --env-file /etc/ascend-vllm/vllm-edge.env --device=/dev/davinci0 --volume=/srv/models:/models:ro \
 --volume=/etc/ascend-vllm/vllm-edge.key:/run/secrets/vllm-api-key:ro quay.io/ascend/vllm-ascend:v0.9.1 \
-/bin/sh -c 'VLLM_API_KEY="$(cat "$0")" && export VLLM_API_KEY && exec vllm "$@"' /run/secrets/vllm-api-key serve \
+/bin/bash -c 'for f in /usr/local/Ascend/ascend-toolkit/set_env.sh; do if [ -f "$f" ]; then . "$f"; fi; done; \
+VLLM_API_KEY="$(cat /run/secrets/vllm-api-key)" && export VLLM_API_KEY && exec vllm "$@"' vllm serve \
 /models/DeepSeek-R1 --port 8001
 ExecStop=/usr/bin/podman stop --time 60 vllm-edge
 """

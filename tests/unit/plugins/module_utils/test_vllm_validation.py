@@ -106,30 +106,37 @@ def test_container_argv_takes_the_environment_from_a_file_and_mounts_the_key():
     assert '--device=/dev/davinci1' in argv and '--device=/dev/davinci_manager' in argv
     assert '--volume=/models/m:/models/m:ro' in argv
     # The key: one env file only (podman inspect prints --env-file values), the key file mounted
-    # read-only and read by a shell in the container, which then runs vLLM with the serve arguments.
+    # read-only and read by the shell that starts vLLM, after CANN's environment scripts.
     assert argv.count('--env-file') == 1
     assert '--volume=/etc/ascend-vllm/vllm-main.key:/run/secrets/vllm-api-key:ro' in argv
-    assert argv[-5:] == ['quay.io/ascend/vllm-ascend:v0.23.0', '/bin/sh', '-c',
-                         'VLLM_API_KEY="$(cat "$0")" && export VLLM_API_KEY && exec vllm "$@"',
-                         '/run/secrets/vllm-api-key']
+    assert argv[-5:] == ['quay.io/ascend/vllm-ascend:v0.23.0', '/bin/bash', '-c',
+                         'for f in /usr/local/Ascend/ascend-toolkit/set_env.sh /usr/local/Ascend/nnal/atb/set_env.sh; '
+                         'do if [ -f "$f" ]; then . "$f"; fi; done; '
+                         'VLLM_API_KEY="$(cat /run/secrets/vllm-api-key)" && export VLLM_API_KEY && exec vllm "$@"',
+                         'vllm']
     without_key = vs.container_argv(container, 'docker', '1g', '/e.env')
     assert without_key[0] == '/usr/bin/docker' and without_key.count('--env-file') == 1
-    assert without_key[-2:] == ['quay.io/ascend/vllm-ascend:v0.23.0', 'vllm']
+    assert without_key[-2].endswith('done; exec vllm "$@"') and without_key[-5] == 'quay.io/ascend/vllm-ascend:v0.23.0'
     assert not [word for word in without_key if 'vllm-api-key' in word]
 
 
-def test_container_key_wrapper_passes_the_serve_arguments_and_exports_the_key(tmp_path):
-    """The wrapper, run by a real shell: the key (quotes, a backslash, a dollar sign) reaches vLLM's
-    environment unchanged and the serve arguments follow as they were given."""
+def test_container_command_sources_cann_and_passes_the_key_and_the_serve_arguments(tmp_path, monkeypatch):
+    """The command, run by a real bash with the image's paths moved under tmp_path: CANN's scripts are
+    sourced when present (a 310P image's entry point does not), skipped when absent; the key (quotes,
+    a backslash, a dollar sign) reaches vLLM's environment unchanged; the serve arguments follow."""
+    toolkit = tmp_path / 'set_env.sh'
+    toolkit.write_text('export ASCEND_TOOLKIT_HOME=/usr/local/Ascend/cann-9.1.0\n')
     key = tmp_path / 'key'
     key.write_text('k"ey\'s$0 1\n')
     fake = tmp_path / 'vllm'
-    fake.write_text('#!/bin/sh\nprintf "%s|" "$VLLM_API_KEY" "$@"\n')
+    fake.write_text('#!/bin/sh\nprintf "%s|" "$ASCEND_TOOLKIT_HOME" "$VLLM_API_KEY" "$@"\n')
     fake.chmod(0o755)
-    argv = vs.container_argv({'name': 'n', 'image': 'i'}, 'podman', '1g', '/e.env', str(key))
-    wrapper = argv[argv.index('i') + 1:-1] + [str(key), 'serve', '/models/m', '--port', '8000']
-    out = subprocess.run(wrapper, env={'PATH': '%s:/usr/bin:/bin' % tmp_path}, capture_output=True, text=True, check=True)
-    assert out.stdout == 'k"ey\'s$0 1|serve|/models/m|--port|8000|'
+    monkeypatch.setattr(vs, 'CONTAINER_ENV_SCRIPTS', (str(toolkit), str(tmp_path / 'absent.sh')))
+    monkeypatch.setattr(vs, 'CONTAINER_KEY_PATH', str(key))
+    argv = vs.container_argv({'name': 'n', 'image': 'i'}, 'podman', '1g', '/e.env', '/etc/k')
+    command = argv[argv.index('i') + 1:] + ['serve', '/models/m', '--port', '8000']
+    out = subprocess.run(command, env={'PATH': '%s:/usr/bin:/bin' % tmp_path}, capture_output=True, text=True, check=True)
+    assert out.stdout == '/usr/local/Ascend/cann-9.1.0|k"ey\'s$0 1|serve|/models/m|--port|8000|'
 
 
 def test_hub_download_keeps_the_token_out_of_argv_and_environment():
