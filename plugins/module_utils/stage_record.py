@@ -14,6 +14,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import glob
 import grp
 import hashlib
 import json
@@ -77,11 +78,22 @@ def _account(entry):
         return {'state': 'missing'}
 
 
+def _matches(pattern):
+    names = sorted(glob.glob(pattern))
+    if not names:
+        return {'state': 'missing'}
+    return {'state': 'matches', 'count': len(names), 'sha256': digest(names)}
+
+
 def fingerprint(path):
     """What an entry is now. A path: missing, a directory, or a file by content (size and mtime when
-    large); ``user:NAME`` and ``group:NAME``: the account's ids (a user's home and shell too)."""
+    large); ``user:NAME`` and ``group:NAME``: the account's ids (a user's home and shell too);
+    ``glob:PATTERN``: the names that match (a virtualenv's ``*.dist-info`` directories name every
+    package and version it holds)."""
     if path.startswith(('user:', 'group:')):
         return _account(path)
+    if path.startswith('glob:'):
+        return _matches(path[len('glob:'):])
     try:
         info = os.stat(path)
     except FileNotFoundError:

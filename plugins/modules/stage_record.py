@@ -59,7 +59,7 @@ options:
   files:
     description:
       - With O(state=write), what the record fingerprints - absolute paths (a missing one is recorded as missing),
-        C(user:NAME) and C(group:NAME) for accounts.
+        C(user:NAME) and C(group:NAME) for accounts, C(glob:PATTERN) for the names a pattern matches.
     type: list
     elements: str
     default: []

@@ -113,3 +113,15 @@ def test_accounts_are_fingerprinted_by_their_ids():
     assert sr.fingerprint('group:root')['gid'] == 0
     assert sr.fingerprint('user:no-such-account-here') == {'state': 'missing'}
     assert sr.fingerprint('group:no-such-account-here') == {'state': 'missing'}
+
+
+def test_a_glob_is_fingerprinted_by_the_names_it_matches(tmp_path):
+    site = tmp_path / 'lib' / 'python3.11' / 'site-packages'
+    (site / 'vllm-0.23.0.dist-info').mkdir(parents=True)
+    (site / 'torch-2.11.0.dist-info').mkdir()
+    pattern = 'glob:%s/lib/python*/site-packages/*.dist-info' % tmp_path
+    before = sr.fingerprint(pattern)
+    assert before['state'] == 'matches' and before['count'] == 2
+    (site / 'torch-2.11.0.dist-info').rename(site / 'torch-2.10.0.dist-info')
+    assert sr.fingerprint(pattern) != before
+    assert sr.fingerprint('glob:%s/none/*' % tmp_path) == {'state': 'missing'}
