@@ -51,11 +51,20 @@ class ActionModule(ActionBase):
             result.update(failed=True, msg='ascend.vllm.stage_record runs in a role: it digests the role\'s options and code')
             return result
         role_path = role._role_path
-        values = {'input:' + key: value for key, value in (args.pop('inputs', None) or {}).items()}
+        inputs, exclude = args.pop('inputs', None) or {}, args.pop('exclude', None) or []
+        try:
+            role_options = boolean(args.pop('role_options', True), strict=True)
+        except TypeError:
+            role_options = None
+        if not isinstance(inputs, dict) or not isinstance(exclude, list) or role_options is None:
+            result.update(failed=True, msg='ascend.vllm.stage_record: inputs must be a dict, exclude a list of '
+                                           'option names and role_options a boolean')
+            return result
+        values = {'input:' + key: value for key, value in inputs.items()}
         # The switch itself is no request: a record written while it was off serves once it is on.
-        excluded = set(args.pop('exclude', None) or []) | {'ascend_stage_records'}
+        excluded = set(exclude) | {'ascend_stage_records'}
         secrets = set()
-        if args.pop('role_options', True):
+        if role_options:
             names, secret_names = _role_options(role_path)
             for name in names:
                 if name in task_vars and name not in excluded:
@@ -67,7 +76,8 @@ class ActionModule(ActionBase):
         args.update(digest=request_digest, inputs=per_key)
         if args.get('state', 'read') == 'read' and not enabled:
             # Records are still written, so turning them back on works at once.
-            result.update(changed=False, current=False, facts={}, digest=request_digest,
+            path = os.path.join(args.get('dir') or '/var/lib/ascend-vllm/stages', '%s.json' % args.get('stage'))
+            result.update(changed=False, current=False, facts={}, digest=request_digest, path=path,
                           reasons=['ascend_stage_records is false: every stage converges in full'])
             return result
         result.update(self._execute_module(module_name='ascend.vllm.stage_record', module_args=args,

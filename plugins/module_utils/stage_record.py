@@ -96,19 +96,27 @@ def fingerprint(path):
         return _matches(path[len('glob:'):])
     try:
         info = os.stat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return {'state': 'missing'}
+    except OSError as exc:
+        return {'state': 'unreadable', 'error': exc.__class__.__name__}
+    # Mode and owner count: the stage sets them too (a profile script another user cannot read
+    # is drift although its content is right).
+    owner = {'mode': stat.S_IMODE(info.st_mode), 'uid': info.st_uid, 'gid': info.st_gid}
     if stat.S_ISDIR(info.st_mode):
-        return {'state': 'directory'}
+        return dict(owner, state='directory')
     if not stat.S_ISREG(info.st_mode):
         return {'state': 'other', 'mode': stat.S_IFMT(info.st_mode)}
     if info.st_size > CONTENT_LIMIT:
-        return {'state': 'file', 'size': info.st_size, 'mtime_ns': info.st_mtime_ns}
+        return dict(owner, state='file', size=info.st_size, mtime_ns=info.st_mtime_ns)
     sha = hashlib.sha256()
-    with open(path, 'rb') as handle:
-        for block in iter(lambda: handle.read(65536), b''):
-            sha.update(block)
-    return {'state': 'file', 'sha256': sha.hexdigest()}
+    try:
+        with open(path, 'rb') as handle:
+            for block in iter(lambda: handle.read(65536), b''):
+                sha.update(block)
+    except OSError as exc:
+        return {'state': 'unreadable', 'error': exc.__class__.__name__}
+    return dict(owner, state='file', sha256=sha.hexdigest())
 
 
 def build(stage, request_digest, inputs, files, facts):
@@ -132,7 +140,8 @@ def stale_reasons(record, request_digest, inputs, files_now):
     run's request; files_now: path -> fingerprint now, for every path the record lists."""
     if record is None:
         return ['no record of an earlier converge']
-    if not isinstance(record, dict) or record.get('format') != FORMAT:
+    if (not isinstance(record, dict) or record.get('format') != FORMAT
+            or not isinstance(record.get('files') or {}, dict) or not isinstance(record.get('inputs') or {}, dict)):
         return ['the record is of another format']
     reasons = []
     if record.get('digest') != request_digest:
@@ -149,9 +158,9 @@ def stale_reasons(record, request_digest, inputs, files_now):
     return reasons
 
 
-def parse(text):
-    """The record in a file's text; an unreadable one counts as of another format (so it is rewritten)."""
+def parse(data):
+    """The record in a file's bytes; an unreadable one counts as of another format (so it is rewritten)."""
     try:
-        return json.loads(text)
-    except ValueError:
+        return json.loads(data.decode('utf-8'))
+    except ValueError:  # UnicodeDecodeError is one
         return {'format': None}

@@ -32,9 +32,11 @@ options:
     type: str
     required: true
   state:
-    description: C(read) tests the record (changes nothing); C(write) records the node as it is now.
+    description:
+      - C(read) tests the record (changes nothing); C(write) records the node as it is now; C(absent) removes the
+        record, so a converge that fails after it leaves none that could vouch for the node.
     type: str
-    choices: [read, write]
+    choices: [read, write, absent]
     default: read
   inputs:
     description:
@@ -140,7 +142,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils import stage_record
 
 def _read(path):
     try:
-        with open(path, 'r') as handle:
+        with open(path, 'rb') as handle:
             return stage_record.parse(handle.read())
     except FileNotFoundError:
         return None
@@ -150,7 +152,7 @@ def main():
     module = AnsibleModule(
         argument_spec=dict(
             stage=dict(type='str', required=True),
-            state=dict(type='str', choices=['read', 'write'], default='read'),
+            state=dict(type='str', choices=['read', 'write', 'absent'], default='read'),
             role_options=dict(type='bool', default=True),
             exclude=dict(type='list', elements='str', default=[]),
             digest=dict(type='str'),
@@ -171,9 +173,20 @@ def main():
         module.fail_json(msg='stage_record: cannot read %s: %s' % (path, exc))
     result = dict(changed=False, path=path, digest=params['digest'], facts={})
 
+    if params['state'] == 'absent':
+        result['changed'] = record is not None
+        if record is not None and not module.check_mode:
+            try:
+                os.remove(path)
+            except OSError as exc:
+                module.fail_json(msg='stage_record: cannot remove %s: %s' % (path, exc))
+        result.update(current=False, reasons=[])
+        module.exit_json(**result)
+
     if params['state'] == 'read':
-        files = (record or {}).get('files') if isinstance(record, dict) else None
-        now = dict((p, stage_record.fingerprint(p)) for p in (files or {}))
+        files = record.get('files') if isinstance(record, dict) else None
+        files = files if isinstance(files, dict) else {}
+        now = dict((p, stage_record.fingerprint(p)) for p in files)
         reasons = stage_record.stale_reasons(record, params['digest'], params['inputs'], now)
         result.update(current=not reasons, reasons=reasons, facts=record.get('facts', {}) if not reasons else {})
         module.exit_json(**result)
@@ -185,12 +198,17 @@ def main():
         try:
             if not os.path.isdir(params['dir']):
                 os.makedirs(params['dir'], 0o700)
+            os.chmod(params['dir'], 0o700)
+            # mkstemp's file is 0600 from the start, and a rename in one directory is atomic: no
+            # moment in which the record is readable by others (a record may fingerprint a secret's file).
             handle, tmp = tempfile.mkstemp(prefix='.%s.' % params['stage'], dir=params['dir'])
-            with os.fdopen(handle, 'wb') as out:
-                out.write(to_bytes(stage_record.canonical(new)))
-            module.atomic_move(tmp, path)
-            # atomic_move gives a new file the umask's mode: a record may fingerprint a secret's file.
-            os.chmod(path, 0o600)
+            try:
+                with os.fdopen(handle, 'wb') as out:
+                    out.write(to_bytes(stage_record.canonical(new)))
+                os.replace(tmp, path)
+            finally:
+                if os.path.exists(tmp):
+                    os.remove(tmp)
         except OSError as exc:
             module.fail_json(msg='stage_record: cannot write %s: %s' % (path, exc))
     module.exit_json(**result)

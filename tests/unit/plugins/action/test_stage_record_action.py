@@ -43,9 +43,17 @@ TASKS = '''---
   register: demo_written
   when: demo_write | bool
 
+- name: Forget
+  ascend.vllm.stage_record:
+    stage: demo
+    state: absent
+    dir: "{{ demo_dir }}"
+  register: demo_forgotten
+  when: demo_forget | default(false) | bool
+
 - name: Report
   ansible.builtin.debug:
-    msg: "{{ {'read': demo_read, 'written': demo_written | default({})} | to_json }}"
+    msg: "{{ {'read': demo_read, 'written': demo_written | default({}), 'forgotten': demo_forgotten} | to_json }}"
 '''
 
 
@@ -141,3 +149,37 @@ def test_records_switched_off_are_not_read_but_still_written(tmp_path):
     assert off['read']['reasons'] == ['ascend_stage_records is false: every stage converges in full']
     assert off['written']['changed'] is True
     assert run(tmp_path)['read']['current'] is True
+
+
+def test_absent_removes_the_record_so_a_failed_converge_leaves_none(tmp_path):
+    make_role(tmp_path)
+    run(tmp_path, write=True)
+    assert run(tmp_path, '-e', 'demo_forget=true', check=True)['forgotten']['changed'] is True
+    assert (tmp_path / 'records' / 'demo.json').exists()
+    assert run(tmp_path, '-e', 'demo_forget=true')['forgotten']['changed'] is True
+    assert not (tmp_path / 'records' / 'demo.json').exists()
+    assert run(tmp_path)['read']['reasons'] == ['no record of an earlier converge']
+
+
+def test_a_record_in_a_wider_directory_is_tightened(tmp_path):
+    make_role(tmp_path)
+    (tmp_path / 'records').mkdir(mode=0o755)
+    os.chmod(str(tmp_path / 'records'), 0o755)
+    run(tmp_path, write=True)
+    assert stat.S_IMODE((tmp_path / 'records').stat().st_mode) == 0o700
+
+
+def test_options_of_the_wrong_type_are_refused(tmp_path):
+    role = make_role(tmp_path)
+    (role / 'tasks' / 'main.yml').write_text(TASKS.replace('    exclude: [demo_result]\n  register: demo_read',
+                                                           '    exclude: demo_result\n  register: demo_read'))
+    play = tmp_path / 'play.yml'
+    play.write_text('- hosts: localhost\n  gather_facts: false\n  roles: [demo]\n')
+    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / 'ansible.cfg'), ANSIBLE_ROLES_PATH=str(tmp_path / 'roles'))
+    result = subprocess.run([str(PLAYBOOK_BIN), '-i', 'localhost,', '-c', 'local', str(play),
+                             '-e', 'ansible_python_interpreter=%s' % sys.executable,
+                             '-e', 'demo_dir=%s demo_file=x demo_write=false demo_stack=9' % (tmp_path / 'records')],
+                            cwd=str(REPO), env=env, capture_output=True, text=True, check=False, timeout=120)
+    assert result.returncode == 2
+    assert 'ascend.vllm.stage_record: inputs must be a dict, exclude a list of option names and role_options a boolean' \
+        in result.stdout

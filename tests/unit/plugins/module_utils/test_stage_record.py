@@ -22,7 +22,8 @@ def test_fingerprints(tmp_path):
     small = tmp_path / 'version.info'
     small.write_text('Version=9.1.0\n')
     assert sr.fingerprint(str(tmp_path / 'none')) == {'state': 'missing'}
-    assert sr.fingerprint(str(tmp_path)) == {'state': 'directory'}
+    assert sr.fingerprint(str(small / 'under-a-file')) == {'state': 'missing'}
+    assert sr.fingerprint(str(tmp_path))['state'] == 'directory'
     before = sr.fingerprint(str(small))
     assert before['state'] == 'file' and len(before['sha256']) == 64
     small.write_text('Version=9.1.1\n')
@@ -34,7 +35,8 @@ def test_a_large_file_is_fingerprinted_by_size_and_mtime(tmp_path, monkeypatch):
     big = tmp_path / 'lib.so'
     big.write_bytes(b'123456')
     os.utime(str(big), ns=(1, 2))
-    assert sr.fingerprint(str(big)) == {'state': 'file', 'size': 6, 'mtime_ns': 2}
+    found = sr.fingerprint(str(big))
+    assert (found['state'], found['size'], found['mtime_ns']) == ('file', 6, 2) and 'sha256' not in found
 
 
 def test_code_digest_follows_content_and_names_not_bytecode(tmp_path):
@@ -103,8 +105,28 @@ def test_a_file_not_read_counts_as_gone():
 
 
 def test_parse():
-    assert sr.parse('{"format": 1}') == {'format': 1}
-    assert sr.parse('{truncated') == {'format': None}
+    assert sr.parse(b'{"format": 1}') == {'format': 1}
+    assert sr.parse(b'{truncated') == {'format': None}
+    assert sr.parse(b'\xff\xfe not text') == {'format': None}
+
+
+def test_mode_and_owner_count(tmp_path):
+    script = tmp_path / 'ascend-cann.sh'
+    script.write_text('. set_env.sh\n')
+    os.chmod(str(script), 0o644)
+    before = sr.fingerprint(str(script))
+    assert (before['mode'], before['uid']) == (0o644, os.getuid())
+    os.chmod(str(script), 0o600)
+    rec, whole, per_key = record({str(script): before})
+    assert sr.stale_reasons(rec, whole, per_key, {str(script): sr.fingerprint(str(script))}) == [
+        '%s changed' % script]
+
+
+@pytest.mark.parametrize('files', [['a', 'b'], 'text', 3])
+def test_a_record_whose_files_are_not_a_mapping_is_of_another_format(files):
+    rec, whole, per_key = record()
+    rec['files'] = files
+    assert sr.stale_reasons(rec, whole, per_key, {}) == ['the record is of another format']
 
 
 def test_accounts_are_fingerprinted_by_their_ids():
