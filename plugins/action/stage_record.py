@@ -50,6 +50,13 @@ class ActionModule(ActionBase):
         if role is None:
             result.update(failed=True, msg='ascend.vllm.stage_record runs in a role: it digests the role\'s options and code')
             return result
+        if args.get('state') == 'absent':
+            # Removing a record needs no request: no digest, no role options read.
+            for key in ('inputs', 'exclude', 'role_options'):
+                args.pop(key, None)
+            result.update(self._execute_module(module_name='ascend.vllm.stage_record', module_args=args,
+                                               task_vars=task_vars))
+            return result
         role_path = role._role_path
         inputs, exclude = args.pop('inputs', None) or {}, args.pop('exclude', None) or []
         try:

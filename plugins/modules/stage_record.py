@@ -122,7 +122,7 @@ facts:
   type: dict
   sample: {"cann_installed_version": "9.1.0"}
 digest:
-  description: The request's digest.
+  description: The request's digest (null with O(state=absent), which needs none).
   returned: always
   type: str
 path:
@@ -164,7 +164,7 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    if not params['digest']:
+    if not params['digest'] and params['state'] != 'absent':
         module.fail_json(msg='stage_record: no digest; the task must run through the ascend.vllm.stage_record action')
     path = os.path.join(params['dir'], params['stage'] + '.json')
     try:
