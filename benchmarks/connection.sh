@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Cost of reaching a sandbox node: N command tasks (default 40) on one node through the upstream
 # containers.podman.podman connection, through the sandbox's pipelined one
-# (tests/sandbox/connection_plugins/sandbox_podman.py) and through Mitogen's podman connection
-# with its linear strategy (mitogen from requirements-dev.txt; not used by the suite). The sandbox nodes of inventories/sandbox
+# (tests/sandbox/connection_plugins/sandbox_podman.py) with `podman exec` and with nsenter (its
+# default as root), and through Mitogen's podman connection with its linear strategy (mitogen
+# from requirements-dev.txt; not used by the suite). The sandbox nodes of inventories/sandbox
 # are created first and removed afterwards unless KEEP=1. Prints a Markdown table of wall and
-# controller CPU seconds, then as its last line:
-#   upstream_s=<s> pipelined_s=<s> mitogen_s=<s> upstream_cpu_s=<s> pipelined_cpu_s=<s> mitogen_cpu_s=<s>
+# controller CPU seconds (the ansible-playbook process tree: through nsenter the node's module
+# processes are in it, through podman exec they are the container's), then as its last line:
+#   upstream_s=<s> pipelined_s=<s> nsenter_s=<s> mitogen_s=<s> upstream_cpu_s=<s> pipelined_cpu_s=<s> nsenter_cpu_s=<s> mitogen_cpu_s=<s>
 #   TASKS=40 bash benchmarks/connection.sh
 set -euo pipefail
 . "$(dirname "$0")/bed.sh"
@@ -32,8 +34,10 @@ run() {
 echo '| run | connection | seconds | controller CPU seconds |'
 echo '|---|---|---|---|'
 run upstream containers.podman.podman
-run pipelined sandbox_podman
+ASCEND_SANDBOX_EXEC=podman run pipelined sandbox_podman
+ASCEND_SANDBOX_EXEC=nsenter run nsenter sandbox_podman
 mitogen_dir=$(python -c 'import ansible_mitogen, os; print(os.path.dirname(ansible_mitogen.__file__))')
 ANSIBLE_STRATEGY_PLUGINS="$mitogen_dir/plugins/strategy" ANSIBLE_STRATEGY=mitogen_linear run mitogen podman
-echo "upstream_s=${wall[upstream]} pipelined_s=${wall[pipelined]} mitogen_s=${wall[mitogen]}" \
-     "upstream_cpu_s=${cpu[upstream]} pipelined_cpu_s=${cpu[pipelined]} mitogen_cpu_s=${cpu[mitogen]}"
+echo "upstream_s=${wall[upstream]} pipelined_s=${wall[pipelined]} nsenter_s=${wall[nsenter]} mitogen_s=${wall[mitogen]}" \
+     "upstream_cpu_s=${cpu[upstream]} pipelined_cpu_s=${cpu[pipelined]} nsenter_cpu_s=${cpu[nsenter]}" \
+     "mitogen_cpu_s=${cpu[mitogen]}"
