@@ -179,7 +179,8 @@ def plan(units, settings):
     files the roles replaced, the key of the previous run, drop-in directories), ``present`` (which
     of the candidate paths exist on the node).
 
-    Returns ``units`` (names to stop and disable, vLLM before Ray: vLLM runs on Ray), ``images``
+    Returns ``units`` (names to stop and disable, vLLM before Ray: vLLM runs on Ray), ``containers``
+    (``[{engine, container}]``: the containers those units run, removed before the images), ``images``
     (``[{engine, image}]``: the images the container units ran, but one a unit that stays runs), ``files``
     (the units' files and what they left beside them: removed last, so that a run that failed
     earlier still finds its units), ``dirs`` (virtualenvs, cache directories, the own
@@ -229,7 +230,12 @@ def plan(units, settings):
     images = [{'engine': engine, 'image': image} for engine, image in
               _in_order((u['engine'], u['image']) for u in ours if u['image'] and u['image'] not in kept_images)]
     lines += ['image %s (%s)' % (i['image'], posixpath.basename(i['engine'])) for i in images]
+    # The container each unit runs (`run --rm --name`): stopping the unit can end its `run` before
+    # the engine removed the container, which then holds the image.
+    containers = [{'engine': engine, 'container': name} for engine, name in
+                  _in_order((u['engine'], u['container']) for u in ours if u['image'] and u['container'])]
     return {'units': [u['name'] for u in ours], 'files': files, 'dirs': dirs, 'models': models, 'images': images,
+            'containers': containers,
             'foreign': foreign, 'lines': lines, 'kept_models': kept, 'stays': stays, 'candidates': candidates}
 
 

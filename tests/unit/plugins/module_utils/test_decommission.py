@@ -98,6 +98,14 @@ def test_the_images_of_the_container_units_go_unless_a_unit_that_stays_runs_them
     assert plan(units(('vllm-main.service', VENV_UNIT)), settings())['images'] == []
 
 
+def test_the_containers_of_the_container_units_go_before_their_images():
+    foreign = ('[Service]\nExecStart=/usr/bin/podman run --rm --name lab quay.io/ascend/vllm-ascend:v0.9.1 vllm serve /x\n')
+    result = plan(units(('vllm-edge.service', CONTAINER_UNIT), ('vllm-lab.service', foreign)), settings())
+    # Only our unit's container, also when a unit that stays keeps the image.
+    assert result['containers'] == [{'engine': '/usr/bin/podman', 'container': 'vllm-edge'}]
+    assert plan(units(('vllm-main.service', VENV_UNIT)), settings())['containers'] == []
+
+
 def test_a_ray_unit_names_its_virtualenv_and_an_optional_environment_file():
     unit = read_unit('/etc/systemd/system/ray-head.service', RAY_UNIT, ETC)
     assert unit['kind'] == 'ray' and unit['venv'] == '/opt/ascend-vllm/venv' and unit['model'] == ''
