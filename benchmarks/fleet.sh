@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Fleet scale on this machine: site.yml on 1 node and on N nodes (default 4), each a first converge
-# and a no-change re-run, with the wall time and the controller's CPU time (ansible-playbook, its
-# workers and the podman calls they make: user + system seconds of the process tree) in total and
-# per node. The nodes are sandbox nodes (inventories/sandbox's settings, hosts ascend-fleet-<i> on
-# the network ascend-fleet), created for each size and removed afterwards. Prints a Markdown table,
+# and a no-change re-run, with the wall time and the controller's CPU time in total and per node.
+# The controller's CPU time is that of a cgroup of its own that ansible-playbook starts in (its
+# workers and the podman or nsenter calls they make): as root the sandbox connection enters the
+# nodes with nsenter, and the module processes it starts join the node's cgroup, so they are the
+# node's time, as on a real node. Without a cgroup to create (not root, or no cpuacct) it is the
+# process tree's user + system time, which then counts the module processes nsenter starts too.
+# The nodes are sandbox nodes (inventories/sandbox's settings, hosts ascend-fleet-<i> on the
+# network ascend-fleet), created for each size and removed afterwards. Prints a Markdown table,
 # then as its last line:
-#   n1_converge_s=.. n1_rerun_s=.. nN_converge_s=.. nN_rerun_s=.. wall_ratio_rerun=.. rerun_cpu_per_node_s=..
+#   n1_converge_s=.. n1_rerun_s=.. nN_converge_s=.. nN_rerun_s=.. wall_ratio_rerun=.. rerun_cpu_per_node_s=.. cpu_from=cgroup|tree
 #   NODES=4 bash benchmarks/fleet.sh [extra ansible-playbook args]
 set -euo pipefail
 . "$(dirname "$0")/bed.sh"
@@ -29,15 +33,34 @@ inventory() {
 }
 current=
 remove() { [ -z "$current" ] || ansible-playbook -i "$current" playbooks/sandbox.yml -e sandbox_state=absent >/dev/null 2>&1 || true; }
-trap 'remove; rm -rf "$out" "$inventories"/fleet-*' EXIT
+# The controller's cgroup: cgroup v1's cpuacct hierarchy (cpuacct.usage, nanoseconds) or the
+# cgroup v2 tree (cpu.stat usage_usec); removed on exit.
+cgroup=
+if [ -w /sys/fs/cgroup/cpuacct ]; then
+  cgroup=/sys/fs/cgroup/cpuacct/ascend-fleet-$$
+elif [ -f /sys/fs/cgroup/cgroup.controllers ] && [ -w /sys/fs/cgroup ]; then
+  cgroup=/sys/fs/cgroup/ascend-fleet-$$
+fi
+[ -z "$cgroup" ] || mkdir "$cgroup" 2>/dev/null || cgroup=
+trap 'remove; rm -rf "$out" "$inventories"/fleet-*; [ -z "$cgroup" ] || rmdir "$cgroup" 2>/dev/null || true' EXIT
+cgroup_cpu_s() {
+  if [ -f "$cgroup/cpuacct.usage" ]; then awk '{ printf "%.1f", $1 / 1e9 }' "$cgroup/cpuacct.usage"
+  else awk '$1 == "usage_usec" { printf "%.1f", $2 / 1e6 }' "$cgroup/cpu.stat"; fi
+}
 declare -A wall cpu
 run() {
-  local n=$1 name=$2 inv=$3 user sys; shift 3
+  local n=$1 name=$2 inv=$3 user sys before; shift 3
+  [ -z "$cgroup" ] || before=$(cgroup_cpu_s)
   /usr/bin/time -f '%e %U %S' -o "$out/$n-$name.time" \
+    bash -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs"; shift; exec "$@"' fleet "$cgroup" \
     ansible-playbook -i "$inv" site.yml "$@" >"$out/$n-$name.log" 2>&1 \
     || { tail -40 "$out/$n-$name.log" >&2; echo "site.yml failed on $n nodes ($name)" >&2; return 1; }
   read -r "wall[$n-$name]" user sys <"$out/$n-$name.time"
-  cpu[$n-$name]=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')
+  if [ -n "$cgroup" ]; then
+    cpu[$n-$name]=$(awk -v a="$before" -v b="$(cgroup_cpu_s)" 'BEGIN { printf "%.1f", b - a }')
+  else
+    cpu[$n-$name]=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')
+  fi
   printf '| %s | %s | %s | %s | %s |\n' "$n" "$name" "${wall[$n-$name]}" "${cpu[$n-$name]}" \
     "$(awk -v c="${cpu[$n-$name]}" -v n="$n" 'BEGIN { printf "%.1f", c / n }')"
 }
@@ -55,4 +78,5 @@ done
 ratio=$(awk -v a="${wall[$nodes-rerun]}" -v b="${wall[1-rerun]}" 'BEGIN { printf "%.2f", a / b }')
 per_node=$(awk -v c="${cpu[$nodes-rerun]}" -v n="$nodes" 'BEGIN { printf "%.1f", c / n }')
 echo "n1_converge_s=${wall[1-converge]} n1_rerun_s=${wall[1-rerun]} n${nodes}_converge_s=${wall[$nodes-converge]}" \
-     "n${nodes}_rerun_s=${wall[$nodes-rerun]} wall_ratio_rerun=$ratio rerun_cpu_per_node_s=$per_node"
+     "n${nodes}_rerun_s=${wall[$nodes-rerun]} wall_ratio_rerun=$ratio rerun_cpu_per_node_s=$per_node" \
+     "cpu_from=$([ -n "$cgroup" ] && echo cgroup || echo tree)"
