@@ -167,6 +167,20 @@ def _deep_enough(path):
     return normal.startswith('/') and normal.count('/') >= 2
 
 
+# The stage records (module_utils/stage_record.py) of what a decommission removes: the service's
+# virtualenvs' always (their units go), CANN's with CANN; with the driver as well, the directory that
+# holds them. A record left for a stage that is gone would not vouch for it (its fingerprints fail),
+# but the node would not be bare; the records of what stays still save its next run the work.
+RECORDS_DIR = '/var/lib/ascend-vllm/stages'
+
+
+def stage_records(records, cann=False):
+    """The records, among those found, of the stages a decommission removes (the driver's stays)."""
+    going = ('vllm_venv-', 'cann.json') if cann else ('vllm_venv-',)
+    return sorted(path for path in records
+                  if path.endswith('.json') and posixpath.basename(path).startswith(going))
+
+
 def plan(units, settings):
     """What goes, in the order it goes.
 
@@ -177,7 +191,8 @@ def plan(units, settings):
     collection's own directories: virtualenvs, wheelhouse, package cache), ``listing`` (the entries
     of ``etc_dir`` and of the units' directory whose names start like a unit's: backups of the
     files the roles replaced, the key of the previous run, drop-in directories), ``present`` (which
-    of the candidate paths exist on the node).
+    of the candidate paths exist on the node), ``driver`` (the NPU driver goes too), ``records_dir``
+    (where ascend.vllm.stage_record keeps its records) and ``records`` (the records found there).
 
     Returns ``units`` (names to stop and disable, vLLM before Ray: vLLM runs on Ray), ``containers``
     (``[{engine, container}]``: the containers those units run, removed before the images), ``images``
@@ -203,17 +218,23 @@ def plan(units, settings):
         files += sorted(f for f in settings.get('listing') or [] if any(f.startswith(b) for b in beside))
     if settings.get('cann'):
         files += [f for f in (cann_env, settings.get('cann_profile_script')) if f]
+    # Every stage goes with CANN and the driver: the records' directory goes, with the one above it
+    # (the collection's state directory); else the records of what goes.
+    records_dir = posixpath.normpath(settings.get('records_dir') or RECORDS_DIR)
+    state_dirs = [posixpath.dirname(records_dir)] if settings.get('cann') and settings.get('driver') else []
+    if not state_dirs:
+        files += stage_records(settings.get('records') or [], cann=settings.get('cann'))
     venvs = sorted(set(u['venv'] for u in ours if u['venv']))
     served = sorted(set(u['model'] for u in ours if u['model']))
     models = served if settings.get('model') else []
     caches = sorted(set(d for u in ours for d in u['cache_dirs']))
     markers = [v + '/pyvenv.cfg' for v in venvs] + [m + '/' + name for m in models for name in MODEL_MARKERS]
-    candidates = _in_order(files + venvs + caches + list(settings.get('paths') or []) + models + markers)
+    candidates = _in_order(files + venvs + caches + list(settings.get('paths') or []) + models + state_dirs + markers)
     files = [f for f in _in_order(files) if f in present]
     # A virtualenv only when it is one, a model only when this collection provisioned it.
     venvs = [v for v in venvs if v + '/pyvenv.cfg' in present]
     models = [m for m in models if any(m + '/' + name in present for name in MODEL_MARKERS)]
-    dirs = [d for d in _in_order(venvs + caches + list(settings.get('paths') or []) + models)
+    dirs = [d for d in _in_order(venvs + caches + list(settings.get('paths') or []) + models + state_dirs)
             if d in present and _deep_enough(d)]
     # A directory inside another that goes, goes with it.
     dirs = [d for d in dirs if not any(d != other and _under(d, other) for other in dirs)]

@@ -245,3 +245,31 @@ def test_the_report_adds_the_packages_that_went():
     assert FILTERS['decommission_report'](planned, []) == planned['lines']
     with pytest.raises(AnsibleFilterError, match='expects the plan as a mapping'):
         FILTERS['decommission_report']([], [])
+
+
+RECORDS = ['/var/lib/ascend-vllm/stages/npu_driver.json', '/var/lib/ascend-vllm/stages/cann.json',
+           '/var/lib/ascend-vllm/stages/vllm_venv-venv-e9c74ad4538e.json',
+           '/var/lib/ascend-vllm/stages/vllm_venv-venv-0.18.0-5b1f0c2d9a8e.json',
+           '/var/lib/ascend-vllm/stages/notes.txt']
+
+
+@pytest.mark.parametrize('change, files, dirs', [
+    # The service goes: its virtualenvs' records; CANN's and the driver's still vouch for them.
+    ({}, RECORDS[2:4], []),
+    ({'cann': True}, RECORDS[1:4], []),
+    # Everything goes: the collection's state directory with every record in it.
+    ({'cann': True, 'driver': True}, [], ['/var/lib/ascend-vllm']),
+])
+def test_the_stage_records_of_what_goes_go(change, files, dirs):
+    present = RECORDS + ['/var/lib/ascend-vllm']
+    result = plan([], settings(records=RECORDS, present=present, **change))
+    assert [f for f in result['files'] if f.startswith('/var/lib/')] == sorted(files)
+    assert result['dirs'] == dirs
+    assert ['file %s' % f for f in sorted(files)] + ['directory %s' % d for d in dirs] == \
+        [line for line in result['lines'] if '/var/lib/' in line]
+
+
+def test_records_that_are_not_found_are_not_planned():
+    result = plan([], settings(records=RECORDS, present=[], cann=True, driver=True))
+    assert result['files'] == result['dirs'] == []
+    assert '/var/lib/ascend-vllm' in result['candidates']
