@@ -83,7 +83,7 @@ class ActionModule(ActionBase):
         args.update(digest=request_digest, inputs=per_key)
         if args.get('state', 'read') == 'read' and not enabled:
             # Records are still written, so turning them back on works at once.
-            path = os.path.join(args.get('dir') or '/var/lib/ascend-vllm/stages', '%s.json' % args.get('stage'))
+            path = os.path.join(args.get('dir') or stage_record.RECORDS_DIR, '%s.json' % args.get('stage'))
             result.update(changed=False, current=False, facts={}, digest=request_digest, path=path,
                           reasons=['ascend_stage_records is false: every stage converges in full'])
             return result

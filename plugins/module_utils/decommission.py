@@ -25,6 +25,7 @@ __metaclass__ = type
 import posixpath
 from collections import OrderedDict
 
+from ansible_collections.ascend.vllm.plugins.module_utils.stage_record import RECORDS_DIR
 from ansible_collections.ascend.vllm.plugins.module_utils.vllm_service import systemd_exec_argv
 
 # Unit file names the vllm_service and ray_cluster roles write (vllm-<instance>.service).
@@ -171,7 +172,6 @@ def _deep_enough(path):
 # virtualenvs' always (their units go), CANN's with CANN; with the driver as well, the directory that
 # holds them. A record left for a stage that is gone would not vouch for it (its fingerprints fail),
 # but the node would not be bare; the records of what stays still save its next run the work.
-RECORDS_DIR = '/var/lib/ascend-vllm/stages'
 
 
 def stage_records(records, cann=False):

@@ -23,6 +23,8 @@ import pwd
 import stat
 
 FORMAT = 1
+# Where the records live (the module's default dir; decommission removes them from there).
+RECORDS_DIR = '/var/lib/ascend-vllm/stages'
 # Files up to this size are fingerprinted by their content, larger ones by size and mtime.
 CONTENT_LIMIT = 1 << 20
 SECRET = '(secret)'

@@ -159,7 +159,7 @@ def main():
             inputs=dict(type='dict', default={}),
             files=dict(type='list', elements='str', default=[]),
             facts=dict(type='dict', default={}),
-            dir=dict(type='path', default='/var/lib/ascend-vllm/stages'),
+            dir=dict(type='path', default=stage_record.RECORDS_DIR),
         ),
         supports_check_mode=True,
     )
