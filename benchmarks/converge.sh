@@ -2,9 +2,10 @@
 # Wall time of site.yml on a fresh sandbox node: the first converge versus a no-change re-run,
 # with the changed count of each run, the tasks it ran (ok + changed + skipped, summed over hosts)
 # and how often it read each host's NPUs (ascend.vllm.npu_facts executions, the most of any host;
-# counted by benchmarks/callback/task_counts.py). The sandbox nodes of inventories/sandbox are removed and
-# created again first (they are the project's own containers), and removed afterwards unless
-# KEEP=1. Prints a Markdown table, then as its last line:
+# counted by benchmarks/callback/task_counts.py), and where the re-run's tasks are, by role. The
+# sandbox nodes of inventories/sandbox are removed and created again first (they are the
+# project's own containers), and removed afterwards unless KEEP=1. Prints two Markdown tables,
+# then as its last line:
 #   converge_s=<s> rerun_s=<s> rerun_changed=<n> rerun_tasks=<n> rerun_npu_facts=<n>
 #   bash benchmarks/converge.sh [extra ansible-playbook args]
 set -euo pipefail
@@ -38,5 +39,15 @@ echo '| run | seconds | changed | tasks run | npu_facts per host |'
 echo '|---|---|---|---|---|'
 run converge "$@"
 run rerun "$@"
+# Where the no-change run's tasks are: by role, most first.
+echo
+echo '| role | tasks in the re-run (ok + changed + skipped) | skipped |'
+echo '|---|---|---|'
+python3 -c '
+import json, sys
+roles = json.load(open(sys.argv[1]))["roles"]
+rows = sorted(((sum(n for k, n in c.items() if k != "failed"), c.get("skipped", 0), r) for r, c in roles.items()), reverse=True)
+for total, skipped, role in rows:
+    print("| %s | %d | %d |" % (role, total, skipped))' "$out/rerun.json"
 echo "converge_s=${seconds[converge]} rerun_s=${seconds[rerun]} rerun_changed=${changed[rerun]}" \
      "rerun_tasks=${tasks[rerun]} rerun_npu_facts=${npu_reads[rerun]}"

@@ -4,8 +4,11 @@
 
 Writes JSON to the file named by ASCEND_TASK_COUNTS when the run ends:
 ``{"hosts": {host: {"ok": n, "changed": n, "skipped": n, "failed": n}},
-   "modules": {host: {action: executions}}}`` - an execution is a result that was not skipped,
-so ``modules[host]['ascend.vllm.npu_facts']`` is how often that host's NPUs were read.
+   "modules": {host: {action: executions}},
+   "roles": {role: {"ok": n, "changed": n, "skipped": n, "failed": n}}}`` - an execution is a
+result that was not skipped, so ``modules[host]['ascend.vllm.npu_facts']`` is how often that
+host's NPUs were read; ``roles`` sums the results over hosts by the role the task belongs to
+(``(play)`` for a play's own tasks), which is where a run's tasks are.
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -39,10 +42,13 @@ class CallbackModule(CallbackBase):
         super(CallbackModule, self).__init__()
         self._hosts = defaultdict(lambda: defaultdict(int))
         self._modules = defaultdict(lambda: defaultdict(int))
+        self._roles = defaultdict(lambda: defaultdict(int))
 
     def _count(self, result, outcome):
         host = result._host.get_name()
         self._hosts[host][outcome] += 1
+        role = result._task._role
+        self._roles[role.get_name() if role else '(play)'][outcome] += 1
         if outcome != 'skipped':
             self._modules[host][result._task.action] += 1
 
@@ -60,4 +66,4 @@ class CallbackModule(CallbackBase):
         if not path:
             return
         with open(path, 'w') as handle:
-            json.dump({'hosts': self._hosts, 'modules': self._modules}, handle, indent=1, sort_keys=True)
+            json.dump({'hosts': self._hosts, 'modules': self._modules, 'roles': self._roles}, handle, indent=1, sort_keys=True)

@@ -167,6 +167,14 @@ def vllm_download_problems(parallel, timeout, poll):
     return _call(vs.download_problems, parallel, timeout, poll)
 
 
+def vllm_settings_problems(settings):
+    return _call(vs.settings_problems, settings)
+
+
+def vllm_validation_digest(settings, stack=None, npu=None, numa=None, context=None):
+    return _call(vs.validation_digest, settings, stack, npu, numa, context)
+
+
 def vllm_hub_problems(source, offline=False, modelscope_domain=''):
     return _call(vs.hub_problems, source, bool(offline), modelscope_domain or '')
 
@@ -177,6 +185,8 @@ class FilterModule(object):
             'vllm_merge_args': vllm_merge_args,
             'vllm_file_drift': vllm_file_drift,
             'vllm_hub_download': vllm_hub_download,
+            'vllm_settings_problems': vllm_settings_problems,
+            'vllm_validation_digest': vllm_validation_digest,
             'vllm_hub_problems': vllm_hub_problems,
             'vllm_download_problems': vllm_download_problems,
             'vllm_container_argv': vllm_container_argv,

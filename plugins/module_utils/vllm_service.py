@@ -10,6 +10,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import hashlib
 import json
 import re
 import shlex
@@ -938,3 +939,112 @@ def container_plan(chips, visible, install_path='/usr/local/Ascend', model_dir=N
         'volumes': mounts,
         'env': {'ASCEND_RT_VISIBLE_DEVICES': ','.join(str(i) for i in range(len(devices)))},
     }
+
+
+def _jinja_int(value):
+    """``value | int`` as Jinja computes it: a number, or 0 when it is none."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        try:
+            return int(float(value))
+        except (TypeError, ValueError):
+            return 0
+
+
+def _truthy(value):
+    """``value | bool`` as Ansible computes it for the role's boolean settings."""
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in ('1', 'true', 'yes', 'on', 'y', 't')
+
+
+# The source that reads each variable, for the "is empty" refusal.
+_SOURCE_SETTING = {'controller': 'vllm_service_model_controller_dir', 'http': 'vllm_service_model_url'}
+
+
+def settings_problems(settings):
+    """The refusals of the vllm_service role's settings alone - no node, no stack - as whole
+    messages in the order the role checks them: names, restart settings, the model profile,
+    the API key and environment, the model source, the download and hub settings.
+
+    ``settings`` holds the role's variables without their ``vllm_service_`` prefix: instance,
+    model_name, model_repo, restart_sec, start_limit_burst, start_limit_interval, model_profile,
+    profiles (the profile names), profile_repo (the chosen profile's repository; ignored when
+    the profile is unknown), require_api_key, api_key, env, model_source, model_controller_dir,
+    model_url, download_parallel, download_timeout, download_poll, model_offline,
+    modelscope_domain. An absent key counts as unset."""
+    get = settings.get
+    problems = []
+    names = name_problems(get('instance'), get('model_name'), get('model_repo'))
+    if names:
+        problems.append('vllm_service: %s.' % '; '.join(names))
+    restart_sec, burst, interval = get('restart_sec'), get('start_limit_burst'), get('start_limit_interval')
+    if _jinja_int(restart_sec) < 0 or _jinja_int(burst) < 1 or _jinja_int(interval) < 0:
+        problems.append('vllm_service: vllm_service_restart_sec (%s) and vllm_service_start_limit_interval (%s, 0 turns '
+                        'the limit off) must be 0 or more seconds, vllm_service_start_limit_burst (%s) 1 or more '
+                        'starts.' % (restart_sec, interval, burst))
+    profiles = list(get('profiles') or [])
+    profile_known = get('model_profile') in profiles
+    if not profile_known:
+        problems.append('vllm_service: vllm_service_model_profile %s is not one of %s.'
+                        % (get('model_profile'), ', '.join(str(name) for name in profiles)))
+    key = get('api_key')
+    key_text = '' if key in (None, '', False) else str(key).strip()
+    if _truthy(get('require_api_key')) and not key_text:
+        problems.append('vllm_service: vllm_service_require_api_key is true but vllm_service_api_key is empty; set it '
+                        'from Ansible Vault (ansible-vault encrypt_string --name vllm_service_api_key) or set '
+                        'vllm_service_require_api_key: false.')
+    written = env_problems(get('env') or {}, 'vllm_service_env') + api_key_problems(key or '')
+    if written:
+        problems.append('vllm_service: %s. Fix: remove those characters (a key is one line of printable characters; '
+                        'quotes, backslashes and $ are fine).' % '; '.join(written))
+    source = get('model_source')
+    missing = ''
+    if source in _SOURCE_SETTING and not get(_SOURCE_SETTING[source][len('vllm_service_'):]):
+        missing = _SOURCE_SETTING[source]
+    repo_missing = (source in ('huggingface', 'modelscope') and profile_known
+                    and not (get('model_repo') or get('profile_repo') or ''))
+    if missing or repo_missing:
+        problems.append('vllm_service: vllm_service_model_source is %s but %s is empty.'
+                        % (source, missing or 'vllm_service_model_repo'))
+    downloads = download_problems(get('download_parallel'), get('download_timeout'), get('download_poll'))
+    if downloads:
+        problems.append('vllm_service: %s.' % '; '.join(downloads))
+    hub = hub_problems(source, get('model_offline'), get('modelscope_domain') or '')
+    if hub:
+        problems.append('vllm_service: %s.' % '; '.join(hub))
+    return problems
+
+
+# What the role's validation reads of npu_facts' and numa_facts' results. A chip's temperature,
+# power, HBM use or health moves between two reads of the same node and decides nothing there, so
+# it is left out: two reads of an unchanged node give the same digest.
+_NPU_DECISIVE = ('present', 'chip_name', 'chip_family', 'chip_count', 'npu_smi_error')
+_CHIP_DECISIVE = ('device_id', 'phy_id')
+_NUMA_NODE_DECISIVE = ('id', 'cpulist')
+
+
+def validation_digest(settings, stack=None, npu=None, numa=None, context=None):
+    """A SHA-256 of everything the vllm_service validation decides from.
+
+    ``settings`` maps the role's variables to their values, ``stack`` is the resolved stack row,
+    ``npu`` and ``numa`` the node's facts (only their decisive fields count, see above) and
+    ``context`` anything else the validation reads (the NUMA plan, the architecture, check mode,
+    the digests of the files the caller read).
+    Only the digest leaves this function, never the values (the settings hold the API key).
+    """
+    npu = npu or {}
+    numa = numa or {}
+    view = {
+        'settings': settings or {},
+        'stack': stack,
+        'npu': dict((key, npu.get(key)) for key in _NPU_DECISIVE),
+        'chips': [dict((key, (chip or {}).get(key)) for key in _CHIP_DECISIVE) for chip in npu.get('chips') or []],
+        'numa_groups': numa.get('groups'),
+        'numa_nodes': [dict((key, (node or {}).get(key)) for key in _NUMA_NODE_DECISIVE)
+                       for node in numa.get('nodes') or []],
+        'context': context or {},
+    }
+    text = json.dumps(view, sort_keys=True, default=str, separators=(',', ':'))
+    return hashlib.sha256(text.encode('utf-8')).hexdigest()

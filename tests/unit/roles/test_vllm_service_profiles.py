@@ -20,12 +20,12 @@ RELEASES = [row['release'] for row in stack_matrix.RELEASES]
 
 
 def serve_args(name, family, release):
-    """The profile's arguments as tasks/validate.yml takes them (vllm_profile_serve)."""
+    """The profile's arguments as tasks/validation.yml takes them (vllm_profile_serve)."""
     return profile_serve(PROFILES[name], family, release, VARS['__vllm_service_common_env'])['args']
 
 
 def serve_env(name, family, release, multinode=False):
-    """The profile's environment as tasks/validate.yml takes it (vllm_profile_serve)."""
+    """The profile's environment as tasks/validation.yml takes it (vllm_profile_serve)."""
     return profile_serve(PROFILES[name], family, release, VARS['__vllm_service_common_env'], multinode)['env']
 
 

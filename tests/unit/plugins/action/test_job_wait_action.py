@@ -14,11 +14,6 @@ PLAY = '''
       async: 60
       poll: 0
       register: broken
-    - name: A job that outlives its timeout
-      ansible.builtin.command: sleep 20
-      async: 60
-      poll: 0
-      register: slow
     # Started last, right before its wait: eight seconds of growth to report even on a loaded machine.
     - name: Write eight chunks of 1 KiB, one a second, as a download does
       ansible.builtin.shell: "for i in 1 2 3 4 5 6 7 8; do head -c 1024 /dev/zero >> {{ target }}/.part; sleep 1; done"
@@ -63,6 +58,14 @@ PLAY = '''
         timeout: 30
         poll: 1
       register: rc_two_waited
+    # Started right before its wait, as the download is: the tasks above take longer than the job's
+    # 20 s on a loaded machine (the unit stage beside the Molecule scenarios), and a job started
+    # with them had ended before this wait began.
+    - name: A job that outlives its timeout
+      ansible.builtin.command: sleep 20
+      async: 60
+      poll: 0
+      register: slow
     - name: Wait for the slow job
       ascend.vllm.job_wait:
         jid: ["{{ slow.ansible_job_id }}"]

@@ -16,8 +16,16 @@ def test_filters_are_registered():
                                'vllm_open_api_warnings', 'vllm_package_problems', 'vllm_pip_check',
                                'vllm_pip_source_builds', 'vllm_profile_release', 'vllm_profile_serve', 'vllm_ray_chips_problem',
                                'vllm_requirement_names', 'vllm_requirement_problems', 'vllm_rollback_plan',
-                               'vllm_serve_argv', 'vllm_serving_address_problem', 'vllm_systemd_exec',
-                               'vllm_unit_action', 'vllm_unit_drift', 'vllm_unit_state_problems']
+                               'vllm_serve_argv', 'vllm_serving_address_problem', 'vllm_settings_problems',
+                               'vllm_systemd_exec',
+                               'vllm_unit_action', 'vllm_unit_drift', 'vllm_unit_state_problems', 'vllm_validation_digest']
+
+
+def test_settings_problems_filter_reads_the_roles_settings():
+    assert FILTERS['vllm_settings_problems']({'instance': 'main', 'start_limit_burst': 1, 'model_profile': 'nope',
+                                              'profiles': ['p'], 'model_source': 'local', 'download_parallel': 1,
+                                              'download_timeout': 1, 'download_poll': 1}) == [
+        'vllm_service: vllm_service_model_profile nope is not one of p.']
 
 
 def test_pip_source_builds_failure_names_the_filter():
