@@ -62,8 +62,13 @@ host_global_scenarios=" modules kernel_tuning "
 # (tests/sandbox/image/prepared.sh) in their molecule.yml. Built once per recipe under a lock:
 # stage_molecule starts the build beside the first scenarios, and a scenario that needs the
 # images waits for it (or builds them when run alone).
-needs_prepared() { grep -qE 'ASCEND_SANDBOX_IMAGE_(DRIVER|CANN)' "molecule/$1/molecule.yml"; }
+needs_prepared() { grep -qE 'ASCEND_SANDBOX_IMAGE_(DRIVER|CANN|ENGINE)' "molecule/$1/molecule.yml"; }
 prepared_images() { flock "$logs/prepared.lock" "$REPO_ROOT/tests/sandbox/image/prepared.sh"; }
+# Scenarios that serve the real engine from the engine image (prepared_engine.sh: the CANN image
+# with the engine's virtualenv) name ASCEND_SANDBOX_IMAGE_ENGINE. Its own lock: the scenarios
+# that need only the driver or CANN image do not wait for it.
+needs_engine() { grep -q 'ASCEND_SANDBOX_IMAGE_ENGINE' "molecule/$1/molecule.yml"; }
+engine_image() { flock "$logs/prepared-engine.lock" "$REPO_ROOT/tests/sandbox/image/prepared_engine.sh"; }
 molecule_one() {
   local s=$1 start rc images
   start=$(date +%s)
@@ -75,6 +80,13 @@ molecule_one() {
     fi
     read -r ASCEND_SANDBOX_IMAGE_DRIVER ASCEND_SANDBOX_IMAGE_CANN <<<"$images"
     export ASCEND_SANDBOX_IMAGE_DRIVER ASCEND_SANDBOX_IMAGE_CANN
+  fi
+  if needs_engine "$s"; then
+    if ! ASCEND_SANDBOX_IMAGE_ENGINE=$(engine_image 2>>"$logs/molecule-$s.log"); then
+      echo "1 $(( $(date +%s) - start ))" >"$logs/molecule-$s.result"
+      return
+    fi
+    export ASCEND_SANDBOX_IMAGE_ENGINE
   fi
   # The Kunpeng node's image: built here (minutes under emulation), reused while its recipe holds.
   if [ "$s" = aarch64 ] && [ -z "${ASCEND_SANDBOX_IMAGE_ARM64:-}" ]; then
@@ -90,7 +102,15 @@ molecule_one() {
     molecule test -s "$s" >>"$logs/molecule-$s.log" 2>&1
   fi
   rc=$?
-  echo "$rc $(( $(date +%s) - start ))" >"$logs/molecule-$s.result"
+  # CPU seconds of everything this lane ran and waited for (bash's `times`: Molecule, Ansible, and
+  # the node's modules, which run under the nsenter connection's process); the engines and jobs
+  # the nodes' systemd starts are not in it.
+  times >"$logs/molecule-$s.times"
+  echo "$rc $(( $(date +%s) - start )) $(lane_cpu <"$logs/molecule-$s.times")" >"$logs/molecule-$s.result"
+}
+# The children's user + system seconds from `times` output (its second line, e.g. "1m2.5s 0m3.1s").
+lane_cpu() {
+  sed -n 2p | tr 'ms' '  ' | awk '{printf "%d\n", $1 * 60 + $2 + $3 * 60 + $4}'
 }
 # molecule_reap: waits for one running scenario, reports it and drops it from the running list.
 molecule_reap() {
@@ -101,12 +121,13 @@ molecule_reap() {
   running=("${left[@]}")
 }
 molecule_report() {
-  local s=$1 rc secs
-  read -r rc secs <"$logs/molecule-$s.result"
+  local s=$1 rc secs cpu
+  read -r rc secs cpu <"$logs/molecule-$s.result"
   log "stage molecule:$s (log follows)"
   cat "$logs/molecule-$s.log"
   # Written to files as well: the molecule stage runs in a subshell beside the other stages.
-  printf '%-28s %5ss  %s\n' "molecule:$s" "$secs" "$([ "$rc" -eq 0 ] && echo ok || echo "FAILED (rc $rc)")" >>"$logs/molecule.stages"
+  printf '%-28s %5ss  %s%s\n' "molecule:$s" "$secs" "$([ "$rc" -eq 0 ] && echo ok || echo "FAILED (rc $rc)")" \
+    "${cpu:+ (CPU ${cpu}s)}" >>"$logs/molecule.stages"
   [ "$rc" -eq 0 ] || echo "molecule:$s" >>"$logs/molecule.failed"
 }
 stage_molecule() {
@@ -122,11 +143,19 @@ stage_molecule() {
   for s in $scenarios; do [[ $order_words == *" $s "* ]] || ordered+=("$s"); done
   for s in $molecule_order; do [[ $scenario_words == *" $s "* ]] && ordered+=("$s"); done
   log "molecule: ${#ordered[@]} scenarios, $jobs at a time: ${ordered[*]}"
+  local engine_wanted=
+  for s in "${ordered[@]}"; do needs_engine "$s" && engine_wanted=1; done
   for s in "${ordered[@]}"; do
     if needs_prepared "$s"; then
       ( start=$(date +%s)
-        prepared_images >/dev/null 2>"$logs/prepared.log" && result=ok || result=FAILED
-        printf '%-28s %5ss  %s\n' "prepared images" "$(( $(date +%s) - start ))" "$result" >>"$logs/molecule.stages" ) &
+        images=$(prepared_images 2>"$logs/prepared.log") && result=ok || result=FAILED
+        printf '%-28s %5ss  %s\n' "prepared images" "$(( $(date +%s) - start ))" "$result" >>"$logs/molecule.stages"
+        if [ -n "$engine_wanted" ] && [ "$result" = ok ]; then
+          start=$(date +%s)
+          read -r _ cann <<<"$images"
+          ASCEND_SANDBOX_IMAGE_CANN=$cann engine_image >/dev/null 2>"$logs/prepared-engine.log" && result=ok || result=FAILED
+          printf '%-28s %5ss  %s\n' "engine image" "$(( $(date +%s) - start ))" "$result" >>"$logs/molecule.stages"
+        fi ) &
       break
     fi
   done
@@ -181,7 +210,11 @@ if [ -n "$molecule_pid" ] && [ -f "$logs/molecule.stages" ]; then
   [ ${#ran[@]} -eq 0 ] || python "$REPO_ROOT/scripts/molecule_steps.py" "${ran[@]}" >&2 || true
 fi
 print_stages
-printf '  %-28s %5ss\n' total "$(( $(date +%s) - suite_start ))" >&2
+# The suite's CPU seconds (what it ran and waited for; not the services the nodes' systemd starts)
+# against the wall time: the scenarios run side by side, so the cores bound the total.
+times >"$logs/suite.times"
+printf '  %-28s %5ss  (CPU %ss on %s cores)\n' total "$(( $(date +%s) - suite_start ))" \
+  "$(lane_cpu <"$logs/suite.times")" "$(nproc)" >&2
 if [ ${#FAILED_STAGES[@]} -gt 0 ]; then
   printf 'FAILED stages: %s\n' "${FAILED_STAGES[*]}" >&2
   # Why each failed scenario failed, at the end, where a CI output cut to its tail still shows it.
