@@ -15,6 +15,7 @@ import json
 import re
 import shlex
 
+from ansible.module_utils.parsing.convert_bool import boolean
 from ansible_collections.ascend.vllm.plugins.module_utils.venv_record import normalize
 
 
@@ -952,13 +953,6 @@ def _jinja_int(value):
             return 0
 
 
-def _truthy(value):
-    """``value | bool`` as Ansible computes it for the role's boolean settings."""
-    if isinstance(value, bool):
-        return value
-    return str(value).strip().lower() in ('1', 'true', 'yes', 'on', 'y', 't')
-
-
 # The source that reads each variable, for the "is empty" refusal.
 _SOURCE_SETTING = {'controller': 'vllm_service_model_controller_dir', 'http': 'vllm_service_model_url'}
 
@@ -991,7 +985,8 @@ def settings_problems(settings):
                         % (get('model_profile'), ', '.join(str(name) for name in profiles)))
     key = get('api_key')
     key_text = '' if key in (None, '', False) else str(key).strip()
-    if _truthy(get('require_api_key')) and not key_text:
+    # ``| bool`` as the role computed it: Ansible's own conversion.
+    if boolean(get('require_api_key'), strict=False) and not key_text:
         problems.append('vllm_service: vllm_service_require_api_key is true but vllm_service_api_key is empty; set it '
                         'from Ansible Vault (ansible-vault encrypt_string --name vllm_service_api_key) or set '
                         'vllm_service_require_api_key: false.')
