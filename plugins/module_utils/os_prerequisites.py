@@ -274,3 +274,28 @@ def unavailable_problem(plan_result, names, availability):
                                            _text(availability.get('stderr')).strip()))
     gone = unavailable(plan_result['manager'], names, availability.get('stdout'))
     return unavailable_message(gone, plan_result, plan_result.get('family') or 'unknown') if gone else ''
+
+
+def covered(wanted, done):
+    """Whether an earlier run of the role in this play run already made sure of ``wanted``.
+
+    ``wanted`` and every entry of ``done`` are ``{'stages': [...], 'packages': {...}, 'extra': [...]}``
+    (the role's inputs; ``done`` holds those of the runs that ended with nothing missing). An entry
+    covers ``wanted`` when it had the same package names per stage (``os_prerequisites_packages``)
+    and at least its stages and extra packages: the stage roles then only read what the
+    os_prerequisites stage installed."""
+    def _set(value, name):
+        if value is None:
+            return frozenset()
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, set, frozenset)):
+            raise PrerequisitesError('%s must be a list, got %r' % (name, value))
+        return frozenset(_text(item) for item in value)
+
+    stages = _set(wanted.get('stages'), 'stages')
+    extra = _set(wanted.get('extra'), 'extra')
+    packages = wanted.get('packages') or {}
+    for entry in done or ():
+        if ((entry.get('packages') or {}) == packages and stages <= _set(entry.get('stages'), 'stages')
+                and extra <= _set(entry.get('extra'), 'extra')):
+            return True
+    return False

@@ -224,3 +224,30 @@ def test_a_failing_rpm_query_is_not_taken_for_missing_packages():
     result = role_plan('openeuler_22.03_aarch64', ['serving_venv'])
     with pytest.raises(osp.PrerequisitesError, match='rpm -q exited with 1: error: rpmdb: BDB0113'):
         osp.missing_of(result, {'stdout': '', 'rc': 1, 'stderr': 'error: rpmdb: BDB0113 Thread/process failed\n'})
+
+
+FIRST = {'stages': ['driver_build', 'serving_venv'], 'packages': {}, 'extra': []}
+
+
+@pytest.mark.parametrize('wanted, done, expected', [
+    # vllm_service's own stage after the os_prerequisites stage of site.yml: nothing to read again
+    ({'stages': ['serving_venv'], 'packages': {}, 'extra': []}, [FIRST], True),
+    ({'stages': ['driver_build', 'serving_venv'], 'packages': {}, 'extra': []}, [FIRST], True),
+    # a stage the earlier run did not plan
+    ({'stages': ['serving_container'], 'packages': {}, 'extra': []}, [FIRST], False),
+    ({'stages': ['source_build'], 'packages': {}, 'extra': []}, [FIRST], False),
+    # monitoring's extra packages were not part of it
+    ({'stages': [], 'packages': {}, 'extra': ['unzip']}, [FIRST], False),
+    ({'stages': [], 'packages': {}, 'extra': ['unzip']}, [FIRST, {'stages': [], 'packages': {}, 'extra': ['unzip', 'x']}], True),
+    # other package names for a stage: another plan
+    ({'stages': ['serving_venv'], 'packages': {'serving_venv': ['python3.11-venv']}, 'extra': []}, [FIRST], False),
+    ({'stages': ['serving_venv'], 'packages': {}, 'extra': []}, [], False),
+    ({'stages': ['serving_venv'], 'packages': None, 'extra': None}, [FIRST], True),
+])
+def test_an_earlier_run_covers_the_same_or_fewer_stages_and_packages(wanted, done, expected):
+    assert osp.covered(wanted, done) is expected
+
+
+def test_covered_refuses_a_stage_list_given_as_text():
+    with pytest.raises(osp.PrerequisitesError, match="stages must be a list, got 'serving_venv'"):
+        osp.covered({'stages': 'serving_venv'}, [FIRST])
