@@ -10,15 +10,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.plugins.action import ActionBase
+from ansible_collections.ascend.vllm.plugins.plugin_utils.controller_action import ControllerAction
 
 
-class ActionModule(ActionBase):
+class ActionModule(ControllerAction):
     """Report the task's effective check mode without contacting the node."""
-
-    TRANSFERS_FILES = False
-    _supports_check_mode = True
-    _requires_connection = False
 
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)

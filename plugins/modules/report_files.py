@@ -1,0 +1,93 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: Apache-2.0
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: report_files
+short_description: Write a run's report files on the controller in one task
+version_added: "0.3.0"
+description:
+  - Writes each of O(files) under O(dir) on the controller, creating O(dir) when missing. A file whose content
+    differs from what is there is written to a temporary file in the same directory and renamed over it, so a
+    reader never sees half a report; a file that is already so only gets its mode set.
+  - Runs on the controller (an action plugin) in the controller's own process; the node is not contacted. The
+    preflight and verify roles write their reports with it.
+  - In check mode nothing is written; C(changed) says whether it would be. The roles set C(check_mode) to false
+    on the task, since a report is output of the run, not managed state.
+author:
+  - ascend.vllm maintainers (@ascend-vllm)
+options:
+  dir:
+    description: Absolute path of the directory on the controller.
+    type: path
+    required: true
+  dir_mode:
+    description: Mode of O(dir) when it is created, as an octal string.
+    type: str
+    default: "0750"
+  files:
+    description: The files to write.
+    type: list
+    elements: dict
+    required: true
+    suboptions:
+      name:
+        description: File name in O(dir), without a directory part.
+        type: str
+        required: true
+      content:
+        description: The file's content.
+        type: str
+        default: ""
+      mode:
+        description: The file's mode, as an octal string.
+        type: str
+        default: "0640"
+notes:
+  - Supports check mode.
+'''
+
+EXAMPLES = r'''
+- name: Write the reports
+  ascend.vllm.report_files:
+    dir: "{{ playbook_dir }}/reports/verify"
+    files:
+      - name: verify.json
+        content: "{{ results | to_nice_json }}"
+  run_once: true
+  check_mode: false
+'''
+
+RETURN = r'''
+paths:
+  description: The paths of O(files), in their order.
+  returned: always
+  type: list
+  elements: str
+  sample: [/srv/ansible/reports/verify/verify.json]
+written:
+  description: The paths whose content was (in check mode - would be) written.
+  returned: always
+  type: list
+  elements: str
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+
+
+def main():
+    # Reached only when the action plugin is not used: the files belong on the controller.
+    module = AnsibleModule(argument_spec=dict(dir=dict(type='path', required=True),
+                                              dir_mode=dict(type='str', default='0750'),
+                                              files=dict(type='list', elements='dict', required=True)),
+                           supports_check_mode=True)
+    module.fail_json(msg='ascend.vllm.report_files runs on the controller through its action plugin')
+
+
+if __name__ == '__main__':
+    main()

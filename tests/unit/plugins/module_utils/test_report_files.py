@@ -1,0 +1,41 @@
+"""The argument checks and the plan of ascend.vllm.report_files (module_utils/report_files.py)."""
+import pytest
+
+from ansible_collections.ascend.vllm.plugins.module_utils import report_files as rf
+
+
+def request(**extra):
+    args = {'dir': '/srv/reports/', 'files': [{'name': 'a.json', 'content': '{}\n'}, {'name': 'b.md', 'mode': '0644'}]}
+    args.update(extra)
+    return rf.request_of(args)
+
+
+def test_defaults_and_modes():
+    assert request() == {'dir': '/srv/reports', 'dir_mode': 0o750,
+                         'files': [{'name': 'a.json', 'content': '{}\n', 'mode': 0o640},
+                                   {'name': 'b.md', 'content': '', 'mode': 0o644}]}
+
+
+@pytest.mark.parametrize('args, message', [
+    ({'dir': 'reports', 'files': [{'name': 'a'}]}, "dir must be an absolute path, got 'reports'"),
+    ({'dir': '/r', 'files': []}, 'files must be a non-empty list of {name, content, mode}'),
+    ({'dir': '/r', 'files': [{'name': '../a'}]}, "a file name has no directory part, got '../a'"),
+    ({'dir': '/r', 'files': [{'name': 'a'}, {'name': 'a'}]}, 'a is named twice'),
+    ({'dir': '/r', 'files': [{'name': 'a', 'owner': 'root'}]}, "each of files is {name, content, mode}, got {'name': 'a', 'owner': 'root'}"),
+    ({'dir': '/r', 'files': [{'name': 'a', 'mode': 640}]}, 'the mode of a must be an octal mode given as a string such as "0640", got 640'),
+    ({'dir': '/r', 'files': [{'name': 'a'}], 'dir_mode': 'u+rwx'}, "dir_mode must be an octal mode given as a string such as \"0640\", got 'u+rwx'"),
+    ({'dir': '/r', 'files': [{'name': 'a'}], 'force': True}, 'unknown option(s) force; the options are dir, dir_mode, files'),
+])
+def test_refusals_name_the_option(args, message):
+    with pytest.raises(rf.ReportFilesError) as exc:
+        rf.request_of(args)
+    assert str(exc.value) == message
+
+
+def test_plan_writes_what_differs_and_only_sets_the_mode_of_the_rest():
+    req = request()
+    assert rf.plan(req, True, {'a.json': ('{}\n', 0o640), 'b.md': ('', 0o600)}) == {
+        'create_dir': False, 'write': [], 'chmod': ['b.md'], 'changed': True, 'names': ['a.json', 'b.md']}
+    assert rf.plan(req, True, {'a.json': ('{"x": 1}\n', 0o640), 'b.md': None})['write'] == ['a.json', 'b.md']
+    assert rf.plan(req, True, {'a.json': ('{}\n', 0o640), 'b.md': ('', 0o644)})['changed'] is False
+    assert rf.plan(req, False, {})['create_dir'] is True
