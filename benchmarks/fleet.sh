@@ -9,7 +9,11 @@
 # The nodes are sandbox nodes (inventories/sandbox's settings, hosts ascend-fleet-<i> on the
 # network ascend-fleet), created for each size and removed afterwards. Prints a Markdown table,
 # then as its last line:
-#   n1_converge_s=.. n1_rerun_s=.. nN_converge_s=.. nN_rerun_s=.. wall_ratio_rerun=.. rerun_cpu_per_node_s=.. cpu_from=cgroup|tree
+#   n1_converge_s=.. n1_rerun_s=.. nN_converge_s=.. nN_rerun_s=.. wall_ratio_rerun=.. rerun_cpu_per_node_s=..
+#   rerun_node_cpu_per_node_s=.. cpu_bound_ratio=.. cores=.. cpu_from=cgroup|tree
+# A table column and rerun_node_cpu_per_node_s give the nodes' CPU time too (their containers'
+# cgroups); cpu_bound_ratio is the least the N-node re-run can take, in one-node re-runs, when all
+# its CPU time (the controller's and the nodes') shares the machine's cores.
 #   NODES=4 bash benchmarks/fleet.sh [extra ansible-playbook args]
 set -euo pipefail
 . "$(dirname "$0")/bed.sh"
@@ -47,10 +51,28 @@ cgroup_cpu_s() {
   if [ -f "$cgroup/cpuacct.usage" ]; then awk '{ printf "%.1f", $1 / 1e9 }' "$cgroup/cpuacct.usage"
   else awk '$1 == "usage_usec" { printf "%.1f", $2 / 1e6 }' "$cgroup/cpu.stat"; fi
 }
-declare -A wall cpu
+# The nodes' CPU time: that of their containers' cgroups, which the module processes join
+# (cpuacct.usage of cgroup v1, cpu.stat of v2); "-" when one cannot be read.
+nodes_cpu_s() {
+  local total=0 name path value
+  for name in $(podman ps --format '{{.Names}}' | grep '^ascend-fleet-'); do
+    path=$(podman inspect "$name" --format '{{.State.CgroupPath}}' 2>/dev/null) || { echo -; return; }
+    if [ -f "/sys/fs/cgroup/cpuacct$path/cpuacct.usage" ]; then
+      value=$(awk '{ printf "%.3f", $1 / 1e9 }' "/sys/fs/cgroup/cpuacct$path/cpuacct.usage")
+    elif [ -f "/sys/fs/cgroup$path/cpu.stat" ]; then
+      value=$(awk '$1 == "usage_usec" { printf "%.3f", $2 / 1e6 }' "/sys/fs/cgroup$path/cpu.stat")
+    else
+      echo -; return
+    fi
+    total=$(awk -v t="$total" -v v="$value" 'BEGIN { printf "%.3f", t + v }')
+  done
+  echo "$total"
+}
+declare -A wall cpu node_cpu
 run() {
-  local n=$1 name=$2 inv=$3 user sys before; shift 3
+  local n=$1 name=$2 inv=$3 user sys before nodes_before; shift 3
   [ -z "$cgroup" ] || before=$(cgroup_cpu_s)
+  nodes_before=$(nodes_cpu_s)
   /usr/bin/time -f '%e %U %S' -o "$out/$n-$name.time" \
     bash -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs"; shift; exec "$@"' fleet "$cgroup" \
     ansible-playbook -i "$inv" site.yml "$@" >"$out/$n-$name.log" 2>&1 \
@@ -61,11 +83,13 @@ run() {
   else
     cpu[$n-$name]=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')
   fi
-  printf '| %s | %s | %s | %s | %s |\n' "$n" "$name" "${wall[$n-$name]}" "${cpu[$n-$name]}" \
-    "$(awk -v c="${cpu[$n-$name]}" -v n="$n" 'BEGIN { printf "%.1f", c / n }')"
+  node_cpu[$n-$name]=$(awk -v a="$nodes_before" -v b="$(nodes_cpu_s)" -v n="$n" \
+    'BEGIN { if (a == "-" || b == "-") print "-"; else printf "%.1f", (b - a) / n }')
+  printf '| %s | %s | %s | %s | %s | %s |\n' "$n" "$name" "${wall[$n-$name]}" "${cpu[$n-$name]}" \
+    "$(awk -v c="${cpu[$n-$name]}" -v n="$n" 'BEGIN { printf "%.1f", c / n }')" "${node_cpu[$n-$name]}"
 }
-echo '| nodes | run | seconds | controller CPU seconds | CPU seconds per node |'
-echo '|---|---|---|---|---|'
+echo '| nodes | run | seconds | controller CPU seconds | controller CPU seconds per node | node CPU seconds per node |'
+echo '|---|---|---|---|---|---|'
 for n in 1 "$nodes"; do
   current=$(inventory "$n")
   remove
@@ -77,6 +101,12 @@ for n in 1 "$nodes"; do
 done
 ratio=$(awk -v a="${wall[$nodes-rerun]}" -v b="${wall[1-rerun]}" 'BEGIN { printf "%.2f", a / b }')
 per_node=$(awk -v c="${cpu[$nodes-rerun]}" -v n="$nodes" 'BEGIN { printf "%.1f", c / n }')
+# All of a run's CPU time shares this machine's cores: N nodes' re-run takes at least N x (controller
+# + node CPU per node) / cores, whatever the tasks wait for; printed against the measured ratio.
+cores=$(nproc)
+floor=$(awk -v c="$per_node" -v m="${node_cpu[$nodes-rerun]}" -v n="$nodes" -v k="$cores" -v w="${wall[1-rerun]}" \
+  'BEGIN { if (m == "-") print "-"; else printf "%.2f", n * (c + m) / k / w }')
 echo "n1_converge_s=${wall[1-converge]} n1_rerun_s=${wall[1-rerun]} n${nodes}_converge_s=${wall[$nodes-converge]}" \
      "n${nodes}_rerun_s=${wall[$nodes-rerun]} wall_ratio_rerun=$ratio rerun_cpu_per_node_s=$per_node" \
+     "rerun_node_cpu_per_node_s=${node_cpu[$nodes-rerun]} cpu_bound_ratio=$floor cores=$cores" \
      "cpu_from=$([ -n "$cgroup" ] && echo cgroup || echo tree)"
