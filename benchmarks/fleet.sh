@@ -52,7 +52,9 @@ cgroup_cpu_s() {
   else awk '$1 == "usage_usec" { printf "%.1f", $2 / 1e6 }' "$cgroup/cpu.stat"; fi
 }
 # The nodes' CPU time: that of their containers' cgroups, which the module processes join
-# (cpuacct.usage of cgroup v1, cpu.stat of v2); "-" when one cannot be read.
+# (cpuacct.usage of cgroup v1, cpu.stat of v2), and when each container started: a reboot of a
+# sandbox node restarts its container, whose new cgroup counts from zero, so a run with a reboot
+# has no node figure. "-" when a cgroup cannot be read.
 nodes_cpu_s() {
   local total=0 name path value
   for name in $(podman ps --format '{{.Names}}' | grep '^ascend-fleet-'); do
@@ -68,11 +70,13 @@ nodes_cpu_s() {
   done
   echo "$total"
 }
+nodes_started() { podman ps --format '{{.Names}} {{.StartedAt}}' | grep '^ascend-fleet-' | sort; }
 declare -A wall cpu node_cpu
 run() {
-  local n=$1 name=$2 inv=$3 user sys before nodes_before; shift 3
+  local n=$1 name=$2 inv=$3 user sys before nodes_before started; shift 3
   [ -z "$cgroup" ] || before=$(cgroup_cpu_s)
   nodes_before=$(nodes_cpu_s)
+  started=$(nodes_started)
   /usr/bin/time -f '%e %U %S' -o "$out/$n-$name.time" \
     bash -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs"; shift; exec "$@"' fleet "$cgroup" \
     ansible-playbook -i "$inv" site.yml "$@" >"$out/$n-$name.log" 2>&1 \
@@ -83,6 +87,7 @@ run() {
   else
     cpu[$n-$name]=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')
   fi
+  [ "$started" = "$(nodes_started)" ] || nodes_before=-
   node_cpu[$n-$name]=$(awk -v a="$nodes_before" -v b="$(nodes_cpu_s)" -v n="$n" \
     'BEGIN { if (a == "-" || b == "-") print "-"; else printf "%.1f", (b - a) / n }')
   printf '| %s | %s | %s | %s | %s | %s |\n' "$n" "$name" "${wall[$n-$name]}" "${cpu[$n-$name]}" \
@@ -103,9 +108,10 @@ ratio=$(awk -v a="${wall[$nodes-rerun]}" -v b="${wall[1-rerun]}" 'BEGIN { printf
 per_node=$(awk -v c="${cpu[$nodes-rerun]}" -v n="$nodes" 'BEGIN { printf "%.1f", c / n }')
 # All of a run's CPU time shares this machine's cores: N nodes' re-run takes at least N x (controller
 # + node CPU per node) / cores, whatever the tasks wait for; printed against the measured ratio.
+# Without the controller's own cgroup its figure holds the module processes too: none then.
 cores=$(nproc)
 floor=$(awk -v c="$per_node" -v m="${node_cpu[$nodes-rerun]}" -v n="$nodes" -v k="$cores" -v w="${wall[1-rerun]}" \
-  'BEGIN { if (m == "-") print "-"; else printf "%.2f", n * (c + m) / k / w }')
+  -v g="$cgroup" 'BEGIN { if (m == "-" || g == "") print "-"; else printf "%.2f", n * (c + m) / k / w }')
 echo "n1_converge_s=${wall[1-converge]} n1_rerun_s=${wall[1-rerun]} n${nodes}_converge_s=${wall[$nodes-converge]}" \
      "n${nodes}_rerun_s=${wall[$nodes-rerun]} wall_ratio_rerun=$ratio rerun_cpu_per_node_s=$per_node" \
      "rerun_node_cpu_per_node_s=${node_cpu[$nodes-rerun]} cpu_bound_ratio=$floor cores=$cores" \

@@ -36,7 +36,11 @@ class ActionModule(ControllerAction):
         for item in request['files']:
             path = os.path.join(directory, item['name'])
             present[item['name']] = self._read(path)
-        plan = rf.plan(request, os.path.isdir(directory), present)
+        try:
+            dir_mode_now = os.stat(directory).st_mode & 0o7777 if os.path.isdir(directory) else None
+        except OSError:
+            dir_mode_now = None
+        plan = rf.plan(request, dir_mode_now, present)
         result.update(changed=plan['changed'], paths=[os.path.join(directory, name) for name in plan['names']],
                       written=[os.path.join(directory, name) for name in plan['write']])
         if self._task.check_mode or not plan['changed']:
@@ -44,6 +48,7 @@ class ActionModule(ControllerAction):
         try:
             if plan['create_dir']:
                 os.makedirs(directory, request['dir_mode'])
+            if plan['create_dir'] or plan['chmod_dir']:
                 os.chmod(directory, request['dir_mode'])
             for item in request['files']:
                 if item['name'] in plan['write'] or item['name'] in plan['chmod']:

@@ -279,10 +279,11 @@ def unavailable_problem(plan_result, names, availability):
 def covered(wanted, done):
     """Whether an earlier run of the role in this play run already made sure of ``wanted``.
 
-    ``wanted`` and every entry of ``done`` are ``{'stages': [...], 'packages': {...}, 'extra': [...]}``
-    (the role's inputs; ``done`` holds those of the runs that ended with nothing missing). An entry
-    covers ``wanted`` when it had the same package names per stage (``os_prerequisites_packages``)
-    and at least its stages and extra packages: the stage roles then only read what the
+    ``wanted`` and every entry of ``done`` are ``{'stages': [...], 'packages': {...}, 'extra': [...],
+    'kernel': ...}`` (the role's inputs and the running kernel, which names driver_build's headers;
+    ``done`` holds those of the runs that ended with nothing missing). An entry covers ``wanted``
+    when it had the same package names per stage (``os_prerequisites_packages``) and kernel, and
+    at least its stages and extra packages: the stage roles then only read what the
     os_prerequisites stage installed."""
     def _set(value, name):
         if value is None:
@@ -295,7 +296,8 @@ def covered(wanted, done):
     extra = _set(wanted.get('extra'), 'extra')
     packages = wanted.get('packages') or {}
     for entry in done or ():
-        if ((entry.get('packages') or {}) == packages and stages <= _set(entry.get('stages'), 'stages')
+        if ((entry.get('packages') or {}) == packages and entry.get('kernel') == wanted.get('kernel')
+                and stages <= _set(entry.get('stages'), 'stages')
                 and extra <= _set(entry.get('extra'), 'extra')):
             return True
     return False

@@ -7,6 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import re
 
 _MODE = re.compile(r'^0?[0-7]{3,4}$')
@@ -23,6 +24,16 @@ def _mode(value, what):
     if not isinstance(value, str) or not _MODE.match(value):
         raise ReportFilesError('%s must be an octal mode given as a string such as "0640", got %r' % (what, value))
     return int(value, 8)
+
+
+def _text(content):
+    """A file's text. Templating in ansible-core before 2.19 turns JSON text without true, false or null
+    into a dict or list: that is written back as JSON (as the copy module does), never as its repr."""
+    if content is None:
+        return ''
+    if isinstance(content, (dict, list)):
+        return json.dumps(content, indent=2, sort_keys=True) + '\n'
+    return '%s' % (content,)
 
 
 def request_of(args):
@@ -47,16 +58,16 @@ def request_of(args):
         if name in names:
             raise ReportFilesError('%s is named twice' % name)
         names.add(name)
-        content = item.get('content', '')
-        checked.append({'name': name, 'content': '' if content is None else '%s' % (content,),
+        checked.append({'name': name, 'content': _text(item.get('content', '')),
                         'mode': _mode(item.get('mode', '0640'), 'the mode of %s' % name)})
     return {'dir': directory.rstrip('/') or '/', 'dir_mode': _mode(args.get('dir_mode', '0750'), 'dir_mode'),
             'files': checked}
 
 
-def plan(request, dir_exists, present):
-    """Which files to write (missing or other content) and which only need their mode set.
-    ``present``: {name: (content, mode) or None}."""
+def plan(request, dir_mode_now, present):
+    """Whether to create the directory or set its mode, which files to write (missing or other
+    content) and which only need their mode set. ``dir_mode_now``: the directory's mode, None when
+    it does not exist; ``present``: {name: (content, mode) or None}."""
     write, chmod = [], []
     for item in request['files']:
         now = present.get(item['name'])
@@ -64,5 +75,7 @@ def plan(request, dir_exists, present):
             write.append(item['name'])
         elif now[1] != item['mode']:
             chmod.append(item['name'])
-    return {'create_dir': not dir_exists, 'write': write, 'chmod': chmod,
-            'changed': bool(not dir_exists or write or chmod), 'names': [item['name'] for item in request['files']]}
+    create_dir = dir_mode_now is None
+    chmod_dir = not create_dir and dir_mode_now != request['dir_mode']
+    return {'create_dir': create_dir, 'chmod_dir': chmod_dir, 'write': write, 'chmod': chmod,
+            'changed': bool(create_dir or chmod_dir or write or chmod), 'names': [item['name'] for item in request['files']]}

@@ -17,8 +17,8 @@ description:
     reader never sees half a report; a file that is already so only gets its mode set.
   - Runs on the controller (an action plugin) in the controller's own process; the node is not contacted. The
     preflight and verify roles write their reports with it.
-  - In check mode nothing is written; C(changed) says whether it would be. The roles set C(check_mode) to false
-    on the task, since a report is output of the run, not managed state.
+  - In check mode nothing is written; C(changed) says whether it would be. Preflight sets C(check_mode) to false
+    on its task, so its report is written in check mode too.
 author:
   - ascend.vllm maintainers (@ascend-vllm)
 options:
@@ -27,7 +27,7 @@ options:
     type: path
     required: true
   dir_mode:
-    description: Mode of O(dir) when it is created, as an octal string.
+    description: Mode of O(dir) (set when it is created or has another), as an octal string.
     type: str
     default: "0750"
   files:

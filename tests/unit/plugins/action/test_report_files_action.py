@@ -65,3 +65,12 @@ def test_a_relative_directory_is_refused(tmp_path):
     assert rc == 2
     failed = [t for t in tasks if t['task']['name'] == 'Write'][0]['hosts']['localhost']
     assert failed['msg'] == "ascend.vllm.report_files: dir must be an absolute path, got 'reports'"
+
+
+def test_an_existing_directory_gets_its_mode(tmp_path):
+    out = tmp_path / 'reports'
+    out.mkdir()
+    out.chmod(0o777)
+    rc, tasks = run(tmp_path, PLAY, '-e', 'out=%s' % out)
+    assert rc == 0 and reported(tasks)['changed'] is True
+    assert mode(out) == 0o750

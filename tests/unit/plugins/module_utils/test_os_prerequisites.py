@@ -243,6 +243,11 @@ FIRST = {'stages': ['driver_build', 'serving_venv'], 'packages': {}, 'extra': []
     ({'stages': ['serving_venv'], 'packages': {'serving_venv': ['python3.11-venv']}, 'extra': []}, [FIRST], False),
     ({'stages': ['serving_venv'], 'packages': {}, 'extra': []}, [], False),
     ({'stages': ['serving_venv'], 'packages': None, 'extra': None}, [FIRST], True),
+    # a node that booted another kernel since needs that kernel's headers
+    ({'stages': ['driver_build'], 'packages': {}, 'extra': [], 'kernel': '6.1.0-31-amd64'},
+     [dict(FIRST, kernel='6.1.0-30-amd64')], False),
+    ({'stages': ['driver_build'], 'packages': {}, 'extra': [], 'kernel': '6.1.0-30-amd64'},
+     [dict(FIRST, kernel='6.1.0-30-amd64')], True),
 ])
 def test_an_earlier_run_covers_the_same_or_fewer_stages_and_packages(wanted, done, expected):
     assert osp.covered(wanted, done) is expected

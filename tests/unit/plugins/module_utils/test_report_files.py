@@ -34,8 +34,21 @@ def test_refusals_name_the_option(args, message):
 
 def test_plan_writes_what_differs_and_only_sets_the_mode_of_the_rest():
     req = request()
-    assert rf.plan(req, True, {'a.json': ('{}\n', 0o640), 'b.md': ('', 0o600)}) == {
-        'create_dir': False, 'write': [], 'chmod': ['b.md'], 'changed': True, 'names': ['a.json', 'b.md']}
-    assert rf.plan(req, True, {'a.json': ('{"x": 1}\n', 0o640), 'b.md': None})['write'] == ['a.json', 'b.md']
-    assert rf.plan(req, True, {'a.json': ('{}\n', 0o640), 'b.md': ('', 0o644)})['changed'] is False
-    assert rf.plan(req, False, {})['create_dir'] is True
+    assert rf.plan(req, 0o750, {'a.json': ('{}\n', 0o640), 'b.md': ('', 0o600)}) == {
+        'create_dir': False, 'chmod_dir': False, 'write': [], 'chmod': ['b.md'], 'changed': True,
+        'names': ['a.json', 'b.md']}
+    assert rf.plan(req, 0o750, {'a.json': ('{"x": 1}\n', 0o640), 'b.md': None})['write'] == ['a.json', 'b.md']
+    assert rf.plan(req, 0o750, {'a.json': ('{}\n', 0o640), 'b.md': ('', 0o644)})['changed'] is False
+    assert rf.plan(req, None, {})['create_dir'] is True
+
+
+def test_plan_sets_the_mode_of_an_existing_directory():
+    plan = rf.plan(request(), 0o777, {'a.json': ('{}\n', 0o640), 'b.md': ('', 0o644)})
+    assert (plan['create_dir'], plan['chmod_dir'], plan['changed']) == (False, True, True)
+
+
+def test_content_templating_turned_into_data_is_written_as_json():
+    # ansible-core before 2.19 templates '{"hosts": []}' into a dict
+    files = [{'name': 'a.json', 'content': {'hosts': [], 'b': 1}}, {'name': 'b', 'content': None}]
+    req = rf.request_of({'dir': '/r', 'files': files})
+    assert [f['content'] for f in req['files']] == ['{\n  "b": 1,\n  "hosts": []\n}\n', '']
