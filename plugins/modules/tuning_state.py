@@ -141,15 +141,13 @@ import pwd
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ascend.vllm.plugins.module_utils import numa
+from ansible_collections.ascend.vllm.plugins.module_utils import pci
 from ansible_collections.ascend.vllm.plugins.module_utils import tuning_state as ts
 
 
 def _read(path):
-    try:
-        with open(path) as handle:
-            return handle.read()
-    except (IOError, OSError):
-        return ''
+    """A file's text; '' when it cannot be read (pci.read_file says None)."""
+    return pci.read_file(path) or ''
 
 
 def _run(module, argv, check=True):
