@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
-"""Filters of the kernel_tuning role: the checks before any change, the read-back report and its table.
+"""Filters of the kernel_tuning role: the checks before any change, what to apply, the read-back report and its table.
 
 The logic lives in ``plugins/module_utils/tuning_checks.py`` and ``tuning_report.py``. Documentation: one
 ``<filter name>.yml`` file per filter next to this one.
@@ -39,6 +39,13 @@ def kernel_tuning_report(wanted, state, skip=None, hugepage_results=None):
         raise AnsibleFilterError('kernel_tuning_report: %s' % exc)
 
 
+def kernel_tuning_apply_reasons(plan, state):
+    """What the apply step would change, one text each; empty when the node is as asked (tuning_checks.apply_reasons)."""
+    if not isinstance(plan, dict) or not isinstance(state, dict):
+        raise AnsibleFilterError('kernel_tuning_apply_reasons expects the plan and the state read as mappings')
+    return tuning_checks.apply_reasons(plan, state)
+
+
 def kernel_tuning_cmdline_pages(hugepages, skip=None):
     """[count] of the 1G pages of the whole host in kernel_tuning_hugepages (they go on the kernel command line), or []."""
     if not isinstance(hugepages, list):
@@ -56,6 +63,7 @@ class FilterModule(object):
 
     def filters(self):
         return {
+            'kernel_tuning_apply_reasons': kernel_tuning_apply_reasons,
             'kernel_tuning_check': kernel_tuning_check,
             'kernel_tuning_cmdline_pages': kernel_tuning_cmdline_pages,
             'kernel_tuning_report': kernel_tuning_report,

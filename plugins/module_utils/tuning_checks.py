@@ -6,7 +6,9 @@
 pools against the node's NUMA nodes and memory), ``kernel_refusals`` what this kernel will not
 take (absent or read-only knobs, no cpufreq, a memlock limit root cannot grant), and
 ``failure_message`` says both at once, with the kernel_tuning_skip value that would get past
-the refusals. No Ansible imports, so pytest covers every refusal.
+the refusals; ``apply_reasons`` says what of the request is not yet so, running or persisted, so
+that a run with nothing to do skips the apply step. No Ansible imports, so pytest covers every
+refusal.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -18,6 +20,7 @@ import re
 
 from ansible_collections.ascend.vllm.plugins.module_utils.hugepages import SIZES_KB
 from ansible_collections.ascend.vllm.plugins.module_utils.numbers import as_int
+from ansible_collections.ascend.vllm.plugins.module_utils.tuning_state import sysctl_file_values, sysctl_value
 
 # The settings other than sysctl names, as kernel_tuning_skip names them.
 SETTING_NAMES = ('cpu_governor', 'thp', 'irqbalance', 'memlock', 'hugepages')
@@ -156,3 +159,76 @@ def failure_message(host, problems, refused, skip):
         parts.append('; '.join(problems) + '.')
     parts.append('Nothing was changed.')
     return ' '.join(parts)
+
+
+# What the role's own files must be (tasks/apply.yml writes them with these).
+_OWN_FILE = {'mode': '0644', 'uid': 0, 'gid': 0}
+# irqbalance.service as tasks/apply.yml leaves it: stopped and not enabled.
+_STOPPED = ('inactive', 'failed')
+_NOT_ENABLED = ('disabled', 'masked')
+
+
+def _file_differs(read, text):
+    """Why the role's file ``read`` (tuning_state's files entry) is not ``text`` as the role writes it, or ''."""
+    if not read or not read.get('exists'):
+        return 'missing'
+    if read.get('text') != text:
+        return 'content differs'
+    owned = dict((key, read.get(key)) for key in _OWN_FILE)
+    if owned != _OWN_FILE:
+        return 'mode or owner differs'
+    return ''
+
+
+def apply_reasons(plan, state):
+    """What the apply step would change, one text each; empty when the node is as ``plan`` asks.
+
+    ``plan``: ``sysctl`` ({key: value} managed), ``sysctl_unset`` (keys to drop from the file),
+    ``sysctl_file``, ``governor`` and ``thp`` (wanted values, '' when not managed), ``unit_file``
+    and ``unit_text`` (the boot unit as the role renders it), ``unit_absent`` (neither value wanted
+    nor skipped: the unit must go), ``irqbalance`` (stop it), ``memlock`` (managed), ``limits_file``
+    and ``limits_text``, ``limits_absent`` (no user: the file must go), ``hugepages`` (managed).
+    ``state``: ascend.vllm.tuning_state's, read with the three files and the unit.
+
+    Huge page pools are always applied when managed: ascend.vllm.hugepages reads each pool and its
+    persistence (sysctl, boot loader, tmpfiles) itself and changes only what differs.
+    """
+    files = state.get('files') or {}
+    reasons = []
+    if plan.get('hugepages'):
+        reasons.append('huge page pools (ascend.vllm.hugepages compares them)')
+    running = state.get('sysctl_values') or {}
+    persisted = sysctl_file_values((files.get(plan.get('sysctl_file')) or {}).get('text'))
+    for key in sorted(plan.get('sysctl') or {}):
+        wanted = sysctl_value(str(plan['sysctl'][key]))
+        if sysctl_value(running.get(key)) != wanted:
+            reasons.append('sysctl %s: running %s, wanted %s' % (key, running.get(key), wanted))
+        if persisted.get(key) != wanted:
+            reasons.append('sysctl %s: %s has %s, wanted %s' % (key, plan.get('sysctl_file'), persisted.get(key), wanted))
+    for key in sorted(set(plan.get('sysctl_unset') or []) & set(persisted)):
+        reasons.append('sysctl %s: still in %s' % (key, plan.get('sysctl_file')))
+    unit = files.get(plan.get('unit_file')) or {}
+    if plan.get('governor') or plan.get('thp'):
+        differs = _file_differs(unit, plan.get('unit_text'))
+        if differs:
+            reasons.append('%s: %s' % (plan.get('unit_file'), differs))
+        if (state.get('unit') or {}).get('UnitFileState') != 'enabled':
+            reasons.append('%s: not enabled' % plan.get('unit_file'))
+        if plan.get('governor') and state.get('governors') != [plan['governor']]:
+            reasons.append('cpu_governor: %s, wanted %s' % (', '.join(state.get('governors') or []), plan['governor']))
+        if plan.get('thp') and state.get('thp') != plan['thp']:
+            reasons.append('thp: %s, wanted %s' % (state.get('thp'), plan['thp']))
+    elif plan.get('unit_absent') and unit.get('exists'):
+        reasons.append('%s: no longer wanted' % plan.get('unit_file'))
+    irqbalance = state.get('irqbalance') or {}
+    if plan.get('irqbalance') and irqbalance.get('LoadState') == 'loaded' and (
+            irqbalance.get('ActiveState') not in _STOPPED or irqbalance.get('UnitFileState') not in _NOT_ENABLED):
+        reasons.append('irqbalance: %s, %s' % (irqbalance.get('ActiveState'), irqbalance.get('UnitFileState')))
+    limits = files.get(plan.get('limits_file')) or {}
+    if plan.get('memlock'):
+        differs = _file_differs(limits, plan.get('limits_text'))
+        if differs:
+            reasons.append('%s: %s' % (plan.get('limits_file'), differs))
+    elif plan.get('limits_absent') and limits.get('exists'):
+        reasons.append('%s: no longer wanted' % plan.get('limits_file'))
+    return reasons

@@ -49,6 +49,19 @@ def governors_in_use(values):
     return sorted(set(value.strip() for value in values if value.strip()))
 
 
+def sysctl_file_values(text):
+    """``{key: value}`` of a sysctl.d file as ansible.posix.sysctl reads it: ``key = value`` lines,
+    ``#`` and ``;`` comments and blank lines left out, the value's whitespace as in sysctl_value."""
+    values = {}
+    for line in (text or '').splitlines():
+        line = line.strip()
+        if not line or line.startswith(('#', ';')) or '=' not in line:
+            continue
+        key, value = line.split('=', 1)
+        values[key.strip()] = sysctl_value(value)
+    return values
+
+
 def systemctl_properties(stdout):
     """``systemctl show --property=...`` output as a dict (``KEY=value`` lines)."""
     result = {}

@@ -55,6 +55,17 @@ options:
     description: Read the huge page pools of every NUMA node.
     type: bool
     default: false
+  files:
+    description:
+      - Files to read as they are (the role's sysctl.d file, boot unit and limits.d file), with their mode and owner,
+        so that a run can tell whether the persisted settings are as the role writes them.
+    type: list
+    elements: path
+    default: []
+  unit:
+    description: A systemd unit whose C(LoadState), C(ActiveState) and C(UnitFileState) to read; empty reads none.
+    type: str
+    default: ''
 notes:
   - Supports check mode; it never changes anything.
   - Commands run with C(LC_ALL=C).
@@ -132,6 +143,17 @@ state:
     kernel:
       description: The kernel release (C(uname -r)).
       type: str
+    files:
+      description:
+        - Each path of O(files) - C(exists), C(text) (null when it cannot be read as text), C(mode) (octal, as
+          C(0644)), C(uid) and C(gid).
+      type: dict
+      sample: {"/etc/sysctl.d/90-ascend-kernel-tuning.conf": {"exists": true, "text": "vm.swappiness=10\n",
+               "mode": "0644", "uid": 0, "gid": 0}}
+    unit:
+      description: C(LoadState), C(ActiveState) and C(UnitFileState) of O(unit); empty without O(unit).
+      type: dict
+      sample: {"LoadState": "loaded", "ActiveState": "inactive", "UnitFileState": "enabled"}
 '''
 
 import glob
@@ -156,6 +178,20 @@ def _run(module, argv, check=True):
         module.fail_json(msg='`%s` failed with rc=%s: %s' % (' '.join(argv), rc, (err or out).strip()),
                          cmd=argv, rc=rc, stdout=out, stderr=err)
     return rc, out
+
+
+def read_files(paths):
+    """{path: {exists, text, mode, uid, gid}}: what the role's own files hold now."""
+    files = {}
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            files[path] = {'exists': False, 'text': None, 'mode': None, 'uid': None, 'gid': None}
+            continue
+        files[path] = {'exists': True, 'text': pci.read_file(path), 'mode': '%04o' % (info.st_mode & 0o7777),
+                       'uid': info.st_uid, 'gid': info.st_gid}
+    return files
 
 
 def read_cpufreq(sysfs_root):
@@ -200,6 +236,8 @@ def main():
             memlock_limit=dict(type='str', default='unlimited'),
             limits_file=dict(type='path', default='/etc/security/limits.d/90-ascend-kernel-tuning.conf'),
             hugepages=dict(type='bool', default=False),
+            files=dict(type='list', elements='path', default=[]),
+            unit=dict(type='str', default=''),
         ),
         supports_check_mode=True,
     )
@@ -217,6 +255,11 @@ def main():
     dummy, irq = _run(module, ['systemctl', 'show', 'irqbalance.service',
                                '--property=LoadState,ActiveState,UnitFileState'])
     state['irqbalance'] = ts.systemctl_properties(irq)
+    state['unit'] = {}
+    if params['unit']:
+        dummy, unit = _run(module, ['systemctl', 'show', params['unit'], '--property=LoadState,ActiveState,UnitFileState'])
+        state['unit'] = ts.systemctl_properties(unit)
+    state['files'] = read_files(params['files'])
     if params['memlock_user']:
         state['memlock'], state['memlock_grantable'], state['memlock_hard_now'] = read_memlock(
             module, params['memlock_user'], params['memlock_limit'], params['limits_file'])

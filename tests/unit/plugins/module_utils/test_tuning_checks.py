@@ -3,6 +3,7 @@ import pytest
 
 from ansible_collections.ascend.vllm.plugins.filter.kernel_tuning import FilterModule
 from ansible_collections.ascend.vllm.plugins.module_utils.tuning_checks import (
+    apply_reasons,
     failure_message,
     kernel_refusals,
     request_problems,
@@ -108,3 +109,81 @@ def test_check_filter():
     assert result == {'problems': ['kernel_tuning_thp must be never, madvise, always or empty, got sometimes'], 'refused': [],
                       'message': 'kernel_tuning on node-1: kernel_tuning_thp must be never, madvise, always or empty, got '
                                  'sometimes. Nothing was changed.'}
+
+
+# The node as the role leaves it: every reason below is one difference from this.
+SYSCTL_FILE = '/etc/sysctl.d/90-ascend-kernel-tuning.conf'
+UNIT_FILE = '/etc/systemd/system/ascend-kernel-tuning.service'
+LIMITS_FILE = '/etc/security/limits.d/90-ascend-kernel-tuning.conf'
+PLAN = {'sysctl': {'vm.swappiness': '10', 'net.ipv4.tcp_rmem': '4096 131072 6291456'}, 'sysctl_unset': ['kernel.numa_balancing'],
+        'sysctl_file': SYSCTL_FILE, 'governor': 'performance', 'thp': 'never', 'unit_file': UNIT_FILE,
+        'unit_text': '[Unit]\n', 'unit_absent': False, 'irqbalance': True, 'memlock': True, 'limits_file': LIMITS_FILE,
+        'limits_text': 'vllm soft memlock unlimited\n', 'limits_absent': False, 'hugepages': False}
+
+
+def own(text):
+    return {'exists': True, 'text': text, 'mode': '0644', 'uid': 0, 'gid': 0}
+
+
+AS_ASKED = {'sysctl_values': {'vm.swappiness': '10', 'net.ipv4.tcp_rmem': '4096 131072 6291456'},
+            'governors': ['performance'], 'thp': 'never',
+            'irqbalance': {'LoadState': 'loaded', 'ActiveState': 'inactive', 'UnitFileState': 'disabled'},
+            'unit': {'LoadState': 'loaded', 'ActiveState': 'inactive', 'UnitFileState': 'enabled'},
+            'files': {SYSCTL_FILE: own('vm.swappiness=10\nnet.ipv4.tcp_rmem=4096\t131072\t6291456\n'),
+                      UNIT_FILE: own('[Unit]\n'), LIMITS_FILE: own('vllm soft memlock unlimited\n')}}
+ABSENT = {'exists': False, 'text': None, 'mode': None, 'uid': None, 'gid': None}
+
+
+def files(**changed):
+    paths = {'sysctl': SYSCTL_FILE, 'unit': UNIT_FILE, 'limits': LIMITS_FILE}
+    result = dict(AS_ASKED['files'])
+    result.update((paths[name], read) for name, read in changed.items())
+    return result
+
+
+@pytest.mark.parametrize('plan, state, reasons', [
+    ({}, {}, []),
+    # The sysctl file holds each key once the role wrote it; whitespace as sysctl prints it.
+    ({'sysctl': {'vm.swappiness': 1}}, {},
+     ['sysctl vm.swappiness: running 10, wanted 1', 'sysctl vm.swappiness: %s has 10, wanted 1' % SYSCTL_FILE]),
+    ({}, {'sysctl_values': {'vm.swappiness': '10', 'net.ipv4.tcp_rmem': '4096 131072 6291456'}}, []),
+    ({}, {'files': files(sysctl=own('vm.swappiness=10\n'))},
+     ['sysctl net.ipv4.tcp_rmem: %s has None, wanted 4096 131072 6291456' % SYSCTL_FILE]),
+    ({}, {'files': files(sysctl=own('vm.swappiness=10\nnet.ipv4.tcp_rmem=4096 131072 6291456\nkernel.numa_balancing=0\n'))},
+     ['sysctl kernel.numa_balancing: still in %s' % SYSCTL_FILE]),
+    # The unit: its text, mode and owner, enabled, and the values it applies in force.
+    ({}, {'files': files(unit=own('[Unit]\n# edited\n'))}, ['%s: content differs' % UNIT_FILE]),
+    ({}, {'files': files(unit=dict(own('[Unit]\n'), mode='0666'))}, ['%s: mode or owner differs' % UNIT_FILE]),
+    ({}, {'files': files(unit=ABSENT), 'unit': {'LoadState': 'not-found', 'UnitFileState': ''}},
+     ['%s: missing' % UNIT_FILE, '%s: not enabled' % UNIT_FILE]),
+    ({}, {'governors': ['performance', 'powersave'], 'thp': 'madvise'},
+     ['cpu_governor: performance, powersave, wanted performance', 'thp: madvise, wanted never']),
+    ({'governor': '', 'thp': '', 'unit_absent': True}, {}, ['%s: no longer wanted' % UNIT_FILE]),
+    ({'governor': '', 'thp': '', 'unit_absent': True}, {'files': files(unit=ABSENT)}, []),
+    # Skipped (neither wanted nor to remove): left alone.
+    ({'governor': '', 'thp': ''}, {'governors': ['powersave']}, []),
+    # irqbalance: stopped and not enabled; a node without it has nothing to do.
+    ({}, {'irqbalance': {'LoadState': 'loaded', 'ActiveState': 'active', 'UnitFileState': 'enabled'}},
+     ['irqbalance: active, enabled']),
+    ({}, {'irqbalance': {'LoadState': 'loaded', 'ActiveState': 'inactive', 'UnitFileState': 'enabled'}},
+     ['irqbalance: inactive, enabled']),
+    ({}, {'irqbalance': {'LoadState': 'not-found', 'ActiveState': 'inactive', 'UnitFileState': ''}}, []),
+    ({'irqbalance': False}, {'irqbalance': {'LoadState': 'loaded', 'ActiveState': 'active', 'UnitFileState': 'enabled'}},
+     []),
+    # The limits file.
+    ({'limits_text': 'vllm soft memlock 1024\n'}, {}, ['%s: content differs' % LIMITS_FILE]),
+    ({}, {'files': files(limits=dict(own('vllm soft memlock unlimited\n'), uid=1000))},
+     ['%s: mode or owner differs' % LIMITS_FILE]),
+    ({'memlock': False, 'limits_absent': True}, {}, ['%s: no longer wanted' % LIMITS_FILE]),
+    ({'memlock': False, 'limits_absent': True}, {'files': files(limits=ABSENT)}, []),
+    # Managed pools always go to ascend.vllm.hugepages, which compares them itself.
+    ({'hugepages': True}, {}, ['huge page pools (ascend.vllm.hugepages compares them)']),
+])
+def test_apply_reasons(plan, state, reasons):
+    assert apply_reasons(dict(PLAN, **plan), dict(AS_ASKED, **state)) == reasons
+    assert FILTERS['kernel_tuning_apply_reasons'](dict(PLAN, **plan), dict(AS_ASKED, **state)) == reasons
+
+
+def test_apply_reasons_wants_mappings():
+    with pytest.raises(Exception, match='kernel_tuning_apply_reasons expects the plan and the state read as mappings'):
+        FILTERS['kernel_tuning_apply_reasons']([], {})

@@ -54,3 +54,9 @@ def test_limits_memlock_takes_the_users_memlock_lines_only():
 ])
 def test_memlock_summary(pam, file_values, expected):
     assert ts.memlock_summary('vllm', pam_values=pam, file_values=file_values) == expected
+
+
+def test_sysctl_file_values_read_as_ansible_posix_sysctl_writes_them():
+    text = '# managed\n; old comment\n\nvm.swappiness=10\nnet.ipv4.tcp_rmem = 4096\t131072  6291456\nno equals sign\n'
+    assert ts.sysctl_file_values(text) == {'vm.swappiness': '10', 'net.ipv4.tcp_rmem': '4096 131072 6291456'}
+    assert ts.sysctl_file_values(None) == {}

@@ -103,3 +103,24 @@ def test_a_failing_pam_read_names_the_command(run_module, node, tools):
     assert failed
     assert result['msg'] == ("`runuser -u root -- /bin/sh -c ulimit -S -l; ulimit -H -l` failed with rc=1: "
                              "runuser: user root does not exist")
+
+
+def test_reads_the_roles_files_and_unit(run_module, node, tools, tmp_path):
+    present = tmp_path / 'sysctl.conf'
+    present.write_text('vm.swappiness=10\n')
+    present.chmod(0o640)
+    absent = tmp_path / 'unit.service'
+    failed, result = run_module(tuning_state, args(node, files=[str(present), str(absent)],
+                                                   unit='ascend-kernel-tuning.service'))
+    assert not failed
+    info = os.stat(str(present))
+    assert result['state']['files'] == {
+        str(present): {'exists': True, 'text': 'vm.swappiness=10\n', 'mode': '0640', 'uid': info.st_uid, 'gid': info.st_gid},
+        str(absent): {'exists': False, 'text': None, 'mode': None, 'uid': None, 'gid': None}}
+    assert result['state']['unit'] == {'LoadState': 'loaded', 'ActiveState': 'active', 'UnitFileState': 'enabled'}
+
+
+def test_without_files_or_a_unit_none_is_read(run_module, node, tools):
+    failed, result = run_module(tuning_state, args(node))
+    assert not failed
+    assert (result['state']['files'], result['state']['unit']) == ({}, {})
