@@ -48,7 +48,10 @@ def cann_verify_problems(state):
     """What is wrong with CANN after the work (module_utils.cann_checks.verify_problems)."""
     if not isinstance(state, dict):
         raise AnsibleFilterError('cann_verify_problems expects a mapping, got %s' % type(state).__name__)
-    return cann_checks.verify_problems(state)
+    try:
+        return cann_checks.verify_problems(state)
+    except StackError as exc:
+        raise AnsibleFilterError('cann_verify_problems: %s' % exc)
 
 
 class FilterModule(object):

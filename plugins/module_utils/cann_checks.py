@@ -104,19 +104,49 @@ def request_problems(request):
     return problems
 
 
+def _packages(state):
+    """(kind, read) pairs: ``kinds`` names the package of each read in ``packages``."""
+    return list(zip(state.get('kinds') or [], state.get('packages') or []))
+
+
+def _nnal_missing(state):
+    """NNAL is wanted but its set_env.sh or its version is not there."""
+    if not state.get('nnal_wanted'):
+        return False
+    nnal = [read for kind, read in _packages(state) if kind == 'nnal']
+    return not state.get('nnal_script_exists') or not nnal or nnal[0].get('previous_version') is None
+
+
+def _version_failures(state, nnal_missing):
+    """One text per package read at another version than the target (a missing NNAL is said once, below)."""
+    target = state.get('target')
+    failures = []
+    for kind, read in _packages(state):
+        previous = read.get('previous_version')
+        if kind == 'nnal' and nnal_missing:
+            continue
+        if previous is None or compare_versions(previous, target) != 0:
+            where = read.get('version_file') or 'no version file'
+            failures.append('%s %s is installed, not %s (%s)' % (kind, previous or 'none', target, where))
+    return failures
+
+
 def verify_problems(state):
     """What is wrong with CANN after the work (empty: verified).
 
-    ``state``: ``version_failures`` (one text per package at another version), ``nnal_wanted``
-    (cann_nnal), ``nnal_missing``, ``nnal_dir``, ``nnal_package`` (its file name), ``env_file``,
-    ``env_exists``, ``env_home`` (ASCEND_TOOLKIT_HOME as the file sets it), ``libatb`` (the
-    libatb.so paths its LD_LIBRARY_PATH finds), ``env_current`` (the file is what the install's
-    scripts set now; None: nothing to compare, as on a first install) and ``env_scripts``.
+    ``state``: ``target`` (cann_version), ``packages`` (ascend.vllm.ascend_package's read of each
+    package: ``previous_version``, None when not installed, and ``version_file``), ``kinds`` (the
+    package of each read: toolkit, ops or kernels, nnal), ``nnal_wanted``
+    (cann_nnal), ``nnal_script_exists`` (NNAL's set_env.sh), ``nnal_dir``, ``nnal_package`` (its
+    file name), ``env_file``, ``env_exists``, ``env_home`` (ASCEND_TOOLKIT_HOME as the file sets
+    it), ``libatb`` (the libatb.so paths its LD_LIBRARY_PATH finds), ``env_current`` (the file is
+    what the install's scripts set now; None: nothing to compare, as on a first install) and
+    ``env_scripts``.
     """
     env_file = state.get('env_file') or ''
     exists = bool(state.get('env_exists'))
-    nnal_missing = bool(state.get('nnal_missing'))
-    problems = list(state.get('version_failures') or [])
+    nnal_missing = _nnal_missing(state)
+    problems = _version_failures(state, nnal_missing)
     if nnal_missing:
         problems.append('NNAL is not installed under %s: vllm-ascend cannot load without libatb.so. Run the cann role with '
                         'cann_nnal: true to install %s' % (state.get('nnal_dir'), state.get('nnal_package')))

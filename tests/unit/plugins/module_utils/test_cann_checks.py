@@ -79,7 +79,11 @@ def test_request_problems(change, problems):
     assert FILTERS['cann_request_problems'](request) == problems
 
 
-VERIFIED = {'version_failures': [], 'nnal_wanted': True, 'nnal_missing': False, 'nnal_dir': '/usr/local/Ascend/nnal/atb',
+READS = [{'previous_version': '9.1.0', 'version_file': '/usr/local/Ascend/ascend-toolkit/latest/version.info'},
+         {'previous_version': '9.1.0', 'version_file': '/usr/local/Ascend/ascend-toolkit/latest/opp/version.info'},
+         {'previous_version': '9.1.0', 'version_file': '/usr/local/Ascend/nnal/atb/latest/version.info'}]
+VERIFIED = {'target': '9.1.0', 'packages': READS, 'kinds': ['toolkit', 'ops', 'nnal'], 'nnal_wanted': True,
+            'nnal_script_exists': True, 'nnal_dir': '/usr/local/Ascend/nnal/atb',
             'nnal_package': 'Ascend-cann-nnal_9.1.0_linux-x86_64.run', 'env_file': '/etc/ascend-vllm/cann.env',
             'env_exists': True, 'env_home': '/usr/local/Ascend/cann-9.1.0',
             'libatb': ['/usr/local/Ascend/nnal/atb/9.1.0/atb/cxx_abi_1/lib/libatb.so'], 'env_current': True,
@@ -89,11 +93,20 @@ VERIFIED = {'version_failures': [], 'nnal_wanted': True, 'nnal_missing': False, 
 @pytest.mark.parametrize('change, problems', [
     ({}, []),
     ({'env_current': None}, []),
-    ({'version_failures': ['toolkit 8.5.0 is installed, not 9.1.0 (version.info)']},
-     ['toolkit 8.5.0 is installed, not 9.1.0 (version.info)']),
-    ({'nnal_missing': True, 'libatb': [], 'env_current': False},
+    ({'packages': [dict(READS[0], previous_version='8.5.0')] + READS[1:]},
+     ['toolkit 8.5.0 is installed, not 9.1.0 (/usr/local/Ascend/ascend-toolkit/latest/version.info)']),
+    # 9.1 is 9.1.0 (module_utils/stack.compare_versions); a package not installed has no version file.
+    ({'target': '9.1', 'packages': READS[:1] + [{'previous_version': None, 'version_file': ''}] + READS[2:]},
+     ['ops none is installed, not 9.1 (no version file)']),
+    ({'nnal_script_exists': False, 'libatb': [], 'env_current': False},
      ['NNAL is not installed under /usr/local/Ascend/nnal/atb: vllm-ascend cannot load without libatb.so. Run the cann '
       'role with cann_nnal: true to install Ascend-cann-nnal_9.1.0_linux-x86_64.run']),
+    # set_env.sh without a version: missing, said once (not also as a version failure).
+    ({'packages': READS[:2] + [{'previous_version': None}], 'libatb': []},
+     ['NNAL is not installed under /usr/local/Ascend/nnal/atb: vllm-ascend cannot load without libatb.so. Run the cann '
+      'role with cann_nnal: true to install Ascend-cann-nnal_9.1.0_linux-x86_64.run']),
+    # Not wanted: not read, not missing.
+    ({'nnal_wanted': False, 'nnal_script_exists': False, 'packages': READS[:2], 'kinds': ['toolkit', 'kernels']}, []),
     ({'env_exists': False, 'env_home': '', 'libatb': [], 'env_current': False}, ['/etc/ascend-vllm/cann.env is missing']),
     ({'env_home': ' '}, ['/etc/ascend-vllm/cann.env does not set ASCEND_TOOLKIT_HOME']),
     ({'libatb': []}, ['/etc/ascend-vllm/cann.env puts no libatb.so on LD_LIBRARY_PATH']),
