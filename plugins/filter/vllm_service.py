@@ -121,6 +121,10 @@ def vllm_file_drift(files):
     return _call(vs.service_file_drift, files)
 
 
+def vllm_write_reasons(files, unit, enabled=True, repaired=False):
+    return _call(vs.write_reasons, files, unit, bool(enabled), bool(repaired))
+
+
 def vllm_env_digests(text):
     return _call(vs.env_file_digests, text)
 
@@ -184,6 +188,7 @@ class FilterModule(object):
         return {
             'vllm_merge_args': vllm_merge_args,
             'vllm_file_drift': vllm_file_drift,
+            'vllm_write_reasons': vllm_write_reasons,
             'vllm_hub_download': vllm_hub_download,
             'vllm_settings_problems': vllm_settings_problems,
             'vllm_validation_digest': vllm_validation_digest,

@@ -738,8 +738,9 @@ def service_file_drift(files):
     ``files`` - one dict per file: ``path``; ``kind`` (``unit``, ``env`` or ``key``); ``want``
     (``None`` when the role writes no such file, else ``{text, mode, owner, group}``); ``have``
     (``{exists, text, mode, owner, group}``; for the key, ``same`` - whether it holds the
-    configured key - instead of ``text``, so that no key reaches this function). Differences are
-    named, never shown: an environment value or a key may be a secret.
+    configured key - instead of ``text``, so that no key reaches this function; any file may give
+    ``same`` - its digest against that of what the role writes - instead of ``text``). Differences
+    are named, never shown: an environment value or a key may be a secret.
     """
     problems = []
     for entry in files or []:
@@ -757,6 +758,9 @@ def service_file_drift(files):
         if kind == 'key':
             if not have.get('same'):
                 details.append('it does not hold vllm_service_api_key')
+        elif 'same' in have:
+            if not have['same']:
+                details.append('its content differs')
         elif (want.get('text') or '') != (have.get('text') or ''):
             details.extend(_content_drift(kind, want.get('text'), have.get('text')))
         for attribute in ('mode', 'owner', 'group'):
@@ -765,6 +769,30 @@ def service_file_drift(files):
         if details:
             problems.append('%s differs from what the role writes: %s' % (path, '; '.join(details)))
     return problems
+
+
+def write_reasons(files, unit, enabled=True, repaired=False):
+    """Why the serve step writes the service's files and (re)starts it: sentences, empty when the
+    node is as the role leaves it.
+
+    ``files`` as service_file_drift takes them (the digests compared, as ``same``); ``unit`` - the
+    unit's ``ActiveState``, ``UnitFileState`` and ``NeedDaemonReload`` (systemctl show);
+    ``enabled`` - vllm_service_enabled; ``repaired`` - the install step restored files of the
+    virtualenv, which the running service may have loaded broken.
+    """
+    reasons = service_file_drift(files)
+    unit = unit or {}
+    active = unit.get('ActiveState') or 'unknown'
+    if active != 'active':
+        reasons.append('the unit is %s' % active)
+    state = unit.get('UnitFileState') or 'unknown'
+    if bool(enabled) != (state in ('enabled', 'enabled-runtime')):
+        reasons.append('the unit is %s, vllm_service_enabled is %s' % (state, str(bool(enabled)).lower()))
+    if unit.get('NeedDaemonReload') == 'yes':
+        reasons.append('systemd has not loaded the unit file as it is')
+    if repaired:
+        reasons.append('files of the virtualenv were repaired')
+    return reasons
 
 
 def rollback_plan(files, active_before, role='single', enabled=True):

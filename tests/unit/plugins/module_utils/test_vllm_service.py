@@ -410,3 +410,43 @@ def test_ray_mode_adds_the_ray_executor_only():
 def test_multinode_args_refuses_unknown_modes_and_roles(mode, role, message):
     with pytest.raises(vs.ServiceError, match=message):
         vs.multinode_args(SINGLE, mode, role)
+
+
+# The serve step's files and unit as the role leaves them: each reason below is one difference.
+def _service_files(**have):
+    entry = {'exists': True, 'mode': '0640', 'owner': 'root', 'group': 'vllm', 'same': True}
+    entry.update(have)
+    return [{'path': '/etc/ascend-vllm/vllm-main.env', 'kind': 'env',
+             'want': {'mode': '0640', 'owner': 'root', 'group': 'vllm'}, 'have': entry},
+            {'path': '/etc/ascend-vllm/vllm-main.key', 'kind': 'key', 'want': None, 'have': {'exists': False}}]
+
+
+RUNNING = {'ActiveState': 'active', 'UnitFileState': 'enabled', 'NeedDaemonReload': 'no'}
+
+
+@pytest.mark.parametrize('files, unit, enabled, repaired, reasons', [
+    (_service_files(), RUNNING, True, False, []),
+    (_service_files(same=False), RUNNING, True, False,
+     ['/etc/ascend-vllm/vllm-main.env differs from what the role writes: its content differs']),
+    (_service_files(mode='0644'), RUNNING, True, False,
+     ['/etc/ascend-vllm/vllm-main.env differs from what the role writes: mode 0644, the role writes 0640']),
+    (_service_files(exists=False), RUNNING, True, False, ['/etc/ascend-vllm/vllm-main.env is missing']),
+    (_service_files()[:1] + [{'path': '/etc/ascend-vllm/vllm-main.key', 'kind': 'key', 'want': None, 'have': {'exists': True}}],
+     RUNNING, True, False,
+     ['/etc/ascend-vllm/vllm-main.key exists, but the role writes none (no API key configured)']),
+    (_service_files(), dict(RUNNING, ActiveState='failed'), True, False, ['the unit is failed']),
+    (_service_files(), {}, True, False, ['the unit is unknown', 'the unit is unknown, vllm_service_enabled is true']),
+    (_service_files(), dict(RUNNING, UnitFileState='disabled'), True, False,
+     ['the unit is disabled, vllm_service_enabled is true']),
+    (_service_files(), dict(RUNNING, UnitFileState='disabled'), False, False, []),
+    (_service_files(), RUNNING, False, False, ['the unit is enabled, vllm_service_enabled is false']),
+    (_service_files(), dict(RUNNING, NeedDaemonReload='yes'), True, False, ['systemd has not loaded the unit file as it is']),
+    (_service_files(), RUNNING, True, True, ['files of the virtualenv were repaired']),
+])
+def test_write_reasons(files, unit, enabled, repaired, reasons):
+    assert vs.write_reasons(files, unit, enabled, repaired) == reasons
+
+
+def test_write_reasons_filter():
+    from ansible_collections.ascend.vllm.plugins.filter.vllm_service import FilterModule
+    assert FilterModule().filters()['vllm_write_reasons'](_service_files(), RUNNING, True) == []
