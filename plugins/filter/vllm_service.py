@@ -8,6 +8,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
+from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.ascend.vllm.plugins.module_utils import pip_check
 from ansible_collections.ascend.vllm.plugins.module_utils import pip_plan
@@ -122,7 +123,8 @@ def vllm_file_drift(files):
 
 
 def vllm_write_reasons(files, unit, enabled=True, repaired=False):
-    return _call(vs.write_reasons, files, unit, bool(enabled), bool(repaired))
+    # 'false' from -e or a survey is false, as the systemd module takes it.
+    return _call(vs.write_reasons, files, unit, boolean(enabled, strict=False), boolean(repaired, strict=False))
 
 
 def vllm_env_digests(text):

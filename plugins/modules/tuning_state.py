@@ -189,9 +189,19 @@ def read_files(paths):
         except OSError:
             files[path] = {'exists': False, 'text': None, 'mode': None, 'uid': None, 'gid': None}
             continue
-        files[path] = {'exists': True, 'text': pci.read_file(path), 'mode': '%04o' % (info.st_mode & 0o7777),
+        files[path] = {'exists': True, 'text': _read_exact(path), 'mode': '%04o' % (info.st_mode & 0o7777),
                        'uid': info.st_uid, 'gid': info.st_gid}
     return files
+
+
+def _read_exact(path):
+    """A file's text as its bytes hold it (line endings too, as the template module compares);
+    None when it cannot be read as UTF-8 text."""
+    try:
+        with open(path, 'rb') as handle:
+            return handle.read().decode('utf-8')
+    except (IOError, OSError, UnicodeDecodeError):
+        return None
 
 
 def read_cpufreq(sysfs_root):

@@ -450,3 +450,9 @@ def test_write_reasons(files, unit, enabled, repaired, reasons):
 def test_write_reasons_filter():
     from ansible_collections.ascend.vllm.plugins.filter.vllm_service import FilterModule
     assert FilterModule().filters()['vllm_write_reasons'](_service_files(), RUNNING, True) == []
+
+
+def test_write_reasons_filter_takes_enabled_as_ansible_does():
+    from ansible_collections.ascend.vllm.plugins.filter.vllm_service import FilterModule
+    reasons = FilterModule().filters()['vllm_write_reasons'](_service_files(), RUNNING, 'false')
+    assert reasons == ['the unit is enabled, vllm_service_enabled is false']

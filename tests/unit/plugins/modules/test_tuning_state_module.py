@@ -124,3 +124,11 @@ def test_without_files_or_a_unit_none_is_read(run_module, node, tools):
     failed, result = run_module(tuning_state, args(node))
     assert not failed
     assert (result['state']['files'], result['state']['unit']) == ({}, {})
+
+
+def test_a_file_is_read_with_its_own_line_endings(run_module, node, tools, tmp_path):
+    edited = tmp_path / 'limits.conf'
+    edited.write_bytes(b'vllm soft memlock unlimited\r\n')
+    failed, result = run_module(tuning_state, args(node, files=[str(edited)]))
+    assert not failed
+    assert result['state']['files'][str(edited)]['text'] == 'vllm soft memlock unlimited\r\n'
