@@ -18,7 +18,8 @@ def test_filters_are_registered():
                                'vllm_requirement_names', 'vllm_requirement_problems', 'vllm_rollback_plan',
                                'vllm_serve_argv', 'vllm_serving_address_problem', 'vllm_settings_problems',
                                'vllm_systemd_exec',
-                               'vllm_unit_action', 'vllm_unit_drift', 'vllm_unit_state_problems', 'vllm_validation_digest']
+                               'vllm_unit_action', 'vllm_unit_drift', 'vllm_unit_state_problems', 'vllm_validation_digest',
+                               'vllm_write_reasons']
 
 
 def test_settings_problems_filter_reads_the_roles_settings():
