@@ -322,6 +322,18 @@ def host_plan(v):
     artifacts_url = _text(v.get('ascend_artifacts_url'))
     mode = _text(v.get('vllm_service_multinode_mode') or 'none')
     method = _text(v.get('vllm_service_install_method') or 'venv')
+    source = 'dir' if artifacts_dir else 'url' if artifacts_url else 'node'
+    cmdline_pages = boot_loader.cmdline_pages(v.get('kernel_tuning_hugepages') or [], v.get('kernel_tuning_skip') or [])
+    read_clock = mode in ('dp', 'ray')
+    # The reads of the node each check needs, unless preflight_skip leaves the check out: the
+    # host layer includes them only when there is one (the Python read is planned by read_python).
+    skip = set(v.get('preflight_skip') or [])
+    wanted = [('kernel_headers', 'kernel_headers', planned),
+              ('boot_loader', 'boot_loader', len(cmdline_pages) > 0),
+              ('clock', 'time_sync', read_clock),
+              ('sums', 'cann_packages', known and source == 'url'),
+              ('cached', 'cann_packages', known and source == 'node')]
+    reads = [read for read, check, needed in wanted if needed and check not in skip]
     return {
         'mode': mode,
         'method': method,
@@ -341,13 +353,14 @@ def host_plan(v):
         'upgrade_planned': bool(installed) and planned,
         'packages_known': known,
         'package_names': list(stack_utils.package_names(stack, family, arch).values()) if known else [],
-        'cann_source': 'dir' if artifacts_dir else 'url' if artifacts_url else 'node',
+        'cann_source': source,
         'cann_dir': re.sub(r'/+$', '', artifacts_dir),
         'cann_sums_url': '%s/%s' % (re.sub(r'/+$', '', artifacts_url), v.get('ascend_artifacts_sums_file') or 'SHA256SUMS'),
         'read_python': method == 'venv' and stack is not None,
         # kernel_tuning's 1G pages of the whole host go on the kernel command line: read the boot loader.
-        'cmdline_pages': boot_loader.cmdline_pages(v.get('kernel_tuning_hugepages') or [], v.get('kernel_tuning_skip') or []),
-        'read_clock': mode in ('dp', 'ray'),
+        'cmdline_pages': cmdline_pages,
+        'read_clock': read_clock,
+        'reads': reads,
     }
 
 

@@ -83,6 +83,23 @@ def test_plan_of_a_node_without_a_driver():
     assert plan['read_python'] and not plan['read_clock']
 
 
+@pytest.mark.parametrize('changes, reads', [
+    ({}, ['sums']),
+    ({'npu': dict(NPU, driver_version='', npu_smi_version='')}, ['kernel_headers', 'sums']),
+    ({'vllm_service_multinode_mode': 'ray', 'ascend_artifacts_url': ''}, ['clock', 'cached']),
+    ({'ascend_artifacts_url': '', 'ascend_artifacts_dir': '/srv/ascend'}, []),
+    ({'kernel_tuning_hugepages': [{'size': '1G', 'count': 4}]}, ['boot_loader', 'sums']),
+    # A check preflight_skip leaves out reads nothing.
+    ({'npu': dict(NPU, driver_version=''), 'vllm_service_multinode_mode': 'dp',
+      'kernel_tuning_hugepages': [{'size': '1G', 'count': 4}],
+      'preflight_skip': ['kernel_headers', 'time_sync', 'cann_packages', 'boot_loader']}, []),
+    ({'npu': dict(NPU, driver_version=''), 'vllm_service_multinode_mode': 'dp', 'preflight_skip': ['cann_packages']},
+     ['kernel_headers', 'clock']),
+])
+def test_plan_names_the_reads_the_checks_need(changes, reads):
+    assert pc.host_plan(dict(PLAN_INPUT, **changes))['reads'] == reads
+
+
 @pytest.mark.parametrize('changes, variable', [
     ({'npu_driver_version': '25.5.0', 'npu_driver_version_defined': True}, 'npu_driver_version'),
     ({'ascend_stack_overrides': {'driver': '25.5.0'}}, 'ascend_stack_overrides.driver'),
