@@ -27,6 +27,10 @@ def os_prerequisites_stages(driver_build, install_method, extra_stages=None):
     return _call(osp.stages_for, driver_build, install_method, extra_stages or ())
 
 
+def os_prerequisites_monitoring(node_exporter_package):
+    return _call(osp.monitoring_packages, node_exporter_package)
+
+
 def os_prerequisites_plan(os_packages, facts, stages, overrides=None, extra=None, extra_var='os_prerequisites_extra'):
     return _call(osp.plan, os_packages, facts, stages, overrides, extra or (), extra_var)
 
@@ -48,6 +52,7 @@ class FilterModule(object):
         return {
             'os_prerequisites_vars_files': os_prerequisites_vars_files,
             'os_prerequisites_stages': os_prerequisites_stages,
+            'os_prerequisites_monitoring': os_prerequisites_monitoring,
             'os_prerequisites_plan': os_prerequisites_plan,
             'os_prerequisites_missing': os_prerequisites_missing,
             'os_prerequisites_unavailable': os_prerequisites_unavailable,

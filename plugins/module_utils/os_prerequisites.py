@@ -32,7 +32,7 @@ __metaclass__ = type
 
 import re
 
-STAGES = ('driver_build', 'serving_venv', 'serving_container', 'source_build')
+STAGES = ('driver_build', 'serving_venv', 'serving_container', 'source_build', 'monitoring', 'node_exporter')
 # The variables a site overrides, named in every refusal.
 PACKAGES_VAR = 'os_prerequisites_packages'
 DRIVER_BUILD_VAR = 'os_prerequisites_driver_build'
@@ -74,6 +74,15 @@ def stages_for(driver_build, install_method, extra_stages=()):
         if stage not in stages:
             stages.append(stage)
     return stages
+
+
+def monitoring_packages(node_exporter_package=''):
+    """What the monitoring role's exporters need, as this role's inputs: unzip and dbus (stage
+    monitoring) and node_exporter's package - the OS family's (stage node_exporter) unless the
+    site names one (``monitoring_node_exporter_package``, then an extra package). The stage run
+    of site.yml asks for the same when monitoring is on, so the monitoring role only reads."""
+    name = _text(node_exporter_package).strip()
+    return {'stages': ['monitoring'] + ([] if name else ['node_exporter']), 'extra': [name] if name else []}
 
 
 def _names(entry, arch, stage, source):

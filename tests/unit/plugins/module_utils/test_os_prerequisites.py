@@ -95,11 +95,14 @@ def test_a_name_listed_twice_is_installed_once():
     assert result['stage_of']['numactl'] == 'serving_venv'
 
 
+ALL_STAGES = 'driver_build, serving_venv, serving_container, source_build, monitoring, node_exporter'
+
+
 @pytest.mark.parametrize('stages, overrides, problem', [
     (['serving_venv', 'drivers'], None,
-     'os_prerequisites_stages: unknown stage(s) drivers; the stages are driver_build, serving_venv, serving_container, source_build'),
+     'os_prerequisites_stages: unknown stage(s) drivers; the stages are ' + ALL_STAGES),
     (['serving_venv'], {'serving': ['python3']},
-     'os_prerequisites_packages: unknown stage(s) serving; the stages are driver_build, serving_venv, serving_container, source_build'),
+     'os_prerequisites_packages: unknown stage(s) serving; the stages are ' + ALL_STAGES),
 ])
 def test_unknown_stages_are_refused_naming_the_variable(stages, overrides, problem):
     assert role_plan('debian_12_x86_64', stages, overrides)['problems'] == [problem]
@@ -138,6 +141,34 @@ def test_nothing_to_install_needs_no_package_manager():
 def test_malformed_site_names_raise(entry, message):
     with pytest.raises(osp.PrerequisitesError, match=message.replace('{', r'\{').replace('}', r'\}').replace('(', r'\(')):
         role_plan('debian_12_x86_64', ['serving_venv'], entry)
+
+
+@pytest.mark.parametrize('name, expected', [
+    ('', {'stages': ['monitoring', 'node_exporter'], 'extra': []}),
+    (None, {'stages': ['monitoring', 'node_exporter'], 'extra': []}),
+    ('golang-github-prometheus-node-exporter', {'stages': ['monitoring'], 'extra': ['golang-github-prometheus-node-exporter']}),
+])
+def test_monitoring_packages_are_the_family_s_unless_the_site_names_node_exporter(name, expected):
+    assert osp.monitoring_packages(name) == expected
+
+
+def test_monitoring_stages_name_the_exporters_packages_per_family():
+    debian = role_plan('debian_12_x86_64', ['monitoring', 'node_exporter'])
+    assert debian['packages'] == ['unzip', 'dbus', 'prometheus-node-exporter'] and debian['problems'] == []
+    assert debian['stage_of']['prometheus-node-exporter'] == 'node_exporter'
+
+
+def test_the_stage_run_covers_the_monitoring_role_s_run():
+    # site.yml's os_prerequisites stage with monitoring on, then the monitoring role's own inputs.
+    packages = osp.monitoring_packages('')
+    stage = {'stages': osp.stages_for(True, 'venv', packages['stages']), 'packages': {}, 'extra': packages['extra'],
+             'kernel': '6.1.0-28-amd64'}
+    role = {'stages': packages['stages'], 'packages': {}, 'extra': packages['extra'], 'kernel': '6.1.0-28-amd64'}
+    assert stage['stages'] == ['driver_build', 'serving_venv', 'monitoring', 'node_exporter']
+    assert osp.covered(role, [stage])
+    named = osp.monitoring_packages('node-exporter')
+    assert not osp.covered(dict(role, **named), [stage])
+    assert osp.covered(dict(role, **named), [dict(stage, stages=stage['stages'] + named['stages'], extra=named['extra'])])
 
 
 def test_install_method_picks_the_serving_stage():
