@@ -34,9 +34,10 @@ RETURN = r"""
 _raw:
   description:
     - One dict - C(stack) (C(release), C(overrides), C(allow_unlisted)) and C(hardware) (C(install_path),
-      C(sysfs_root)), the inputs as the role records them; C(stale), true when C(node_facts_refresh) asks for a read or
-      an input differs from the last resolution or read of this run; C(needed), C(stale) or the last resolution or read
-      left C(ascend_stack_error) or C(ascend_node_facts_error).
+      C(sysfs_root)), the inputs as the role records them; C(stack_stale), true when a stack input differs from the
+      last resolution of this run; C(hardware_stale), true when C(node_facts_refresh) asks for a read or a hardware
+      input differs from the last read; C(stale), either; C(needed), C(stale) or the last resolution or read left
+      C(ascend_stack_error) or C(ascend_node_facts_error).
   type: list
   elements: dict
 """

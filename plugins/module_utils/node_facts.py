@@ -24,16 +24,19 @@ MISSING = object()
 def inputs(get):
     """``get(name, default)`` returns the caller's value of a variable, or ``default``.
 
-    Returns ``stack`` and ``hardware`` (the inputs, as the role records them), ``stale`` (resolve
-    or read again: asked for, or an input differs from the last) and ``needed`` (``stale``, or
-    the last resolution or read left an error)."""
+    Returns ``stack`` and ``hardware`` (the inputs, as the role records them), ``stack_stale``
+    (resolve again: an input differs from the last resolution), ``hardware_stale`` (read again:
+    asked for, or an input differs from the last read), ``stale`` (either) and ``needed``
+    (``stale``, or the last resolution or read left an error)."""
     stack = {'release': get('ascend_stack_release', None),
              'overrides': get('ascend_stack_overrides', {}),
              'allow_unlisted': get('ascend_stack_allow_unlisted', False)}
     hardware = {'install_path': get('ascend_install_path', DEFAULTS['ascend_install_path']),
                 'sysfs_root': get('node_facts_sysfs_root', DEFAULTS['node_facts_sysfs_root'])}
     refresh = boolean(get('node_facts_refresh', DEFAULTS['node_facts_refresh']), strict=False)
-    stale = (refresh or get('__node_facts_stack_inputs', MISSING) != stack
-             or get('__node_facts_hardware_read', MISSING) != hardware)
+    stack_stale = get('__node_facts_stack_inputs', MISSING) != stack
+    hardware_stale = refresh or get('__node_facts_hardware_read', MISSING) != hardware
+    stale = stack_stale or hardware_stale
     errors = bool(get('ascend_stack_error', '') or get('ascend_node_facts_error', ''))
-    return {'stack': stack, 'hardware': hardware, 'stale': stale, 'needed': stale or errors}
+    return {'stack': stack, 'hardware': hardware, 'stack_stale': stack_stale, 'hardware_stale': hardware_stale,
+            'stale': stale, 'needed': stale or errors}

@@ -21,7 +21,8 @@ def inputs(variables):
 
 def test_current_facts_need_no_run():
     result = inputs(CURRENT)
-    assert result == {'stack': STACK, 'hardware': HARDWARE, 'stale': False, 'needed': False}
+    assert result == {'stack': STACK, 'hardware': HARDWARE, 'stack_stale': False, 'hardware_stale': False, 'stale': False,
+                      'needed': False}
 
 
 def test_a_first_run_reads_with_the_roles_defaults():
@@ -29,6 +30,18 @@ def test_a_first_run_reads_with_the_roles_defaults():
     assert result['stack'] == {'release': None, 'overrides': {}, 'allow_unlisted': False}
     assert result['hardware'] == HARDWARE
     assert result['stale'] and result['needed']
+
+
+@pytest.mark.parametrize('changes, part', [
+    ({'ascend_stack_release': '0.22.0'}, 'stack_stale'),
+    ({'ascend_stack_overrides': {'driver': '25.5.0'}}, 'stack_stale'),
+    ({'ascend_install_path': '/opt/Ascend'}, 'hardware_stale'),
+    ({'node_facts_refresh': True}, 'hardware_stale'),
+])
+def test_each_part_reads_again_on_its_own_inputs(changes, part):
+    result = inputs(dict(CURRENT, **changes))
+    other = 'hardware_stale' if part == 'stack_stale' else 'stack_stale'
+    assert result[part] and not result[other]
 
 
 @pytest.mark.parametrize('changes', [
