@@ -12,7 +12,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils import boot_loader, tuning_checks, tuning_report
+from ansible_collections.ascend.vllm.plugins.module_utils import boot_loader, numa, tuning_checks, tuning_report
 
 
 def kernel_tuning_check(wanted, state, skip=None, nodes=None, thp_file='/sys/kernel/mm/transparent_hugepage/enabled',
@@ -53,6 +53,19 @@ def kernel_tuning_cmdline_pages(hugepages, skip=None):
     return boot_loader.cmdline_pages(hugepages, list(skip or []))
 
 
+def kernel_tuning_numa_plan(facts, npu_groups=None):
+    """ascend_numa_plan: the binding per group of NPUs, from node_facts' read of the topology (numa.plan_groups)."""
+    if not isinstance(facts, dict) or not all(key in facts for key in ('nodes', 'npus', 'groups')):
+        raise AnsibleFilterError('kernel_tuning_numa_plan expects ansible_facts.ascend_numa (ascend.vllm.numa_facts, '
+                                 'read by ascend.vllm.node_facts)')
+    if npu_groups is not None and not isinstance(npu_groups, list):
+        raise AnsibleFilterError('kernel_tuning_npu_groups must be a list of lists of NPU indexes')
+    try:
+        return numa.plan_groups(facts, npu_groups)
+    except (ValueError, TypeError) as exc:
+        raise AnsibleFilterError('kernel_tuning_npu_groups: %s' % exc)
+
+
 def kernel_tuning_table(rows, check_mode=False):
     """The report as fixed-width lines."""
     return tuning_report.table_lines(rows, bool(check_mode))
@@ -66,6 +79,7 @@ class FilterModule(object):
             'kernel_tuning_apply_reasons': kernel_tuning_apply_reasons,
             'kernel_tuning_check': kernel_tuning_check,
             'kernel_tuning_cmdline_pages': kernel_tuning_cmdline_pages,
+            'kernel_tuning_numa_plan': kernel_tuning_numa_plan,
             'kernel_tuning_report': kernel_tuning_report,
             'kernel_tuning_table': kernel_tuning_table,
         }

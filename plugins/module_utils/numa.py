@@ -224,6 +224,18 @@ def recommend(nodes, npus, npu_groups=None):
     return [format_cpu_list(chunk) for chunk in per_npu], groups
 
 
+def plan_groups(facts, npu_groups=None):
+    """The recommended binding per group of NPUs from the ``ascend_numa`` facts of an earlier read.
+
+    The topology is read once per run (gather_numa_facts); a role that serves its own groups
+    (``npu_groups``) takes them from that read instead of reading sysfs and npu-smi again. Without
+    groups the read's own ``groups`` stand. Raises ValueError as ``recommend`` does.
+    """
+    if not npu_groups:
+        return list(facts['groups'])
+    return recommend(facts['nodes'], facts['npus'], npu_groups)[1]
+
+
 def _attach_npu_smi(npus, run, npu_smi, gather_topo, warnings):
     """Add npu-smi's view (npu/chip ids, table position, CPU affinity) to the PCI NPUs."""
     argv = [npu_smi, 'info']

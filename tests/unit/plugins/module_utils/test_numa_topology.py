@@ -7,6 +7,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.numa import (
     format_cpu_list,
     gather_numa_facts,
     parse_cpu_list,
+    plan_groups,
     read_nodes,
     recommend,
 )
@@ -153,6 +154,31 @@ def test_gather_topo_false_runs_only_info(kunpeng, recording_runner, chip_mappin
     facts, warnings = gather_numa_facts(kunpeng.root, run=runner, npu_smi=NPU_SMI, gather_topo=False)
     assert (warnings, len(runner.calls)) == ([], 2)
     assert {n['cpu_affinity'] for n in facts['npus']} == {None}
+
+
+@pytest.mark.parametrize('groups', [None, [], [[0, 1, 2, 3, 4, 5, 6, 7], [6, 7]], [[7], [0, 6]]])
+@pytest.mark.parametrize('with_npu_smi', [False, True])
+def test_groups_from_an_earlier_read_equal_a_read_with_the_groups(kunpeng, recording_runner, chip_mapping,
+                                                                   groups, with_npu_smi):
+    # kernel_tuning plans its groups from node_facts' read (ascend.vllm.kernel_tuning_numa_plan)
+    # instead of reading sysfs and npu-smi a second time: the answer must be the second read's.
+    def read(npu_groups=None):
+        runner = recording_runner({
+            ('info',): read_fixture('910B2_24.1.0_1.txt'),
+            ('info', '-m'): chip_mapping(read_fixture('910B2_24.1.0_1.txt')),
+            ('info', '-t', 'topo'): read_fixture('910B3_24.1.rc1.b030_topo_1.txt'),
+        })
+        if not with_npu_smi:
+            return gather_numa_facts(kunpeng.root, npu_groups=npu_groups)[0]
+        return gather_numa_facts(kunpeng.root, run=runner, npu_smi=NPU_SMI, npu_groups=npu_groups)[0]
+
+    assert plan_groups(read(), groups) == read(groups or None)['groups']
+
+
+def test_groups_from_an_earlier_read_reject_an_unknown_npu(kunpeng):
+    with pytest.raises(ValueError) as exc:
+        plan_groups(gather_numa_facts(kunpeng.root)[0], [[0, 8]])
+    assert str(exc.value).startswith('NPU index 8 in npu_groups does not exist (8 NPU(s) found')
 
 
 def test_unknown_group_member_is_rejected(kunpeng):
