@@ -1,11 +1,12 @@
 # -*- coding: utf-8 -*-
 # SPDX-License-Identifier: Apache-2.0
-"""ascend.vllm.report_files on the controller: a run's report files, written in one task.
+"""ascend.vllm.report_files on the controller: a run's report files, written in one task, and its stats.
 
 The preflight and verify roles leave their reports on the controller. Written with the file,
 copy and template modules that took one local module run per file, each a new Python process;
 here they are written by the controller's own process, each atomically (a temporary file in the
 same directory, then a rename), so a reader never sees half a report. Nothing runs on the node.
+The report's AWX stats go with it (``stats``, returned as set_stats returns them): one task, not two.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -31,7 +32,13 @@ class ActionModule(ControllerAction):
         except rf.ReportFilesError as exc:
             result.update(failed=True, msg='ascend.vllm.report_files: %s' % exc)
             return result
+        if request['stats'] is not None:
+            # What set_stats returns: the strategy publishes it from any task's result (also in check mode).
+            result['ansible_stats'] = request['stats']
         directory = request['dir']
+        if not directory:
+            result.update(changed=False, paths=[], written=[])
+            return result
         present = {}
         for item in request['files']:
             path = os.path.join(directory, item['name'])

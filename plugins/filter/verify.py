@@ -31,6 +31,10 @@ def verify_drift(rows):
     return _call(vr.drift, rows)
 
 
+def verify_stats(results):
+    return _call(vr.awx_stats, results)
+
+
 def verify_junit(results, hosts, timestamp):
     return _call(vr.junit_xml, hosts, results, timestamp)
 
@@ -42,4 +46,5 @@ class FilterModule(object):
             'verify_table': verify_table,
             'verify_drift': verify_drift,
             'verify_junit': verify_junit,
+            'verify_stats': verify_stats,
         }

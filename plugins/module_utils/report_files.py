@@ -11,7 +11,8 @@ import json
 import re
 
 _MODE = re.compile(r'^0?[0-7]{3,4}$')
-_OPTIONS = ('dir', 'dir_mode', 'files')
+_OPTIONS = ('dir', 'dir_mode', 'files', 'stats')
+_STATS_OPTIONS = ('data', 'aggregate', 'per_host')
 _FILE_OPTIONS = ('name', 'content', 'mode')
 
 
@@ -36,15 +37,31 @@ def _text(content):
     return '%s' % (content,)
 
 
+def _stats(stats):
+    """``stats`` as set_stats takes it - {data, aggregate, per_host} - or None."""
+    if stats is None:
+        return None
+    if not isinstance(stats, dict) or sorted(set(stats) - set(_STATS_OPTIONS)) or not isinstance(stats.get('data'), dict):
+        raise ReportFilesError('stats is {data (a mapping), aggregate, per_host}, as set_stats takes them, got %r' % (stats,))
+    flags = {}
+    for flag in ('aggregate', 'per_host'):
+        value = stats.get(flag, False)
+        if not isinstance(value, bool):
+            raise ReportFilesError('stats.%s must be true or false, got %r' % (flag, value))
+        flags[flag] = value
+    return dict(flags, data=stats['data'])
+
+
 def request_of(args):
-    """The checked arguments: ``dir`` (absolute), ``dir_mode`` and ``files`` (``name`` - a file name,
-    no directory - ``content``, ``mode``), modes as integers."""
+    """The checked arguments: ``dir`` (absolute; empty - no file is written), ``dir_mode``, ``files``
+    (``name`` - a file name, no directory - ``content``, ``mode``), modes as integers, and ``stats``
+    (what set_stats would publish, or None)."""
     unknown = sorted(set(args) - set(_OPTIONS))
     if unknown:
         raise ReportFilesError('unknown option(s) %s; the options are %s' % (', '.join(unknown), ', '.join(_OPTIONS)))
     directory = args.get('dir')
-    if not isinstance(directory, str) or not directory.startswith('/'):
-        raise ReportFilesError('dir must be an absolute path, got %r' % (directory,))
+    if directory != '' and (not isinstance(directory, str) or not directory.startswith('/')):
+        raise ReportFilesError('dir must be an absolute path (or empty: no file), got %r' % (directory,))
     files = args.get('files')
     if not isinstance(files, list) or not files:
         raise ReportFilesError('files must be a non-empty list of {name, content, mode}')
@@ -60,8 +77,9 @@ def request_of(args):
         names.add(name)
         checked.append({'name': name, 'content': _text(item.get('content', '')),
                         'mode': _mode(item.get('mode', '0640'), 'the mode of %s' % name)})
-    return {'dir': directory.rstrip('/') or '/', 'dir_mode': _mode(args.get('dir_mode', '0750'), 'dir_mode'),
-            'files': checked}
+    return {'dir': directory.rstrip('/') or ('/' if directory else ''),
+            'dir_mode': _mode(args.get('dir_mode', '0750'), 'dir_mode'),
+            'files': checked if directory else [], 'stats': _stats(args.get('stats'))}
 
 
 def plan(request, dir_mode_now, present):

@@ -60,6 +60,16 @@ def drift(rows):
     return [row['check'] for row in rows or [] if not row.get('ok') and not is_skipped(row)]
 
 
+def awx_stats(results):
+    """What each host publishes to AWX (``ascend_verify``): {host: {drift, failed_checks, checks}}
+    from {host: its rows}."""
+    stats = {}
+    for host, rows in sorted((results or {}).items()):
+        failed = drift(rows)
+        stats[host] = {'drift': bool(failed), 'failed_checks': failed, 'checks': len(rows or [])}
+    return stats
+
+
 def _counts(rows):
     rows = rows or []
     return {'tests': len(rows), 'failures': len(drift(rows)),

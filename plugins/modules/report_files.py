@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: report_files
-short_description: Write a run's report files on the controller in one task
+short_description: Write a run's report files on the controller and publish its stats in one task
 version_added: "0.3.0"
 description:
   - Writes each of O(files) under O(dir) on the controller, creating O(dir) when missing. A file whose content
@@ -19,11 +19,16 @@ description:
     preflight and verify roles write their reports with it.
   - In check mode nothing is written; C(changed) says whether it would be. Preflight sets C(check_mode) to false
     on its task, so its report is written in check mode too.
+  - With O(stats), the task also publishes the report's custom stats, as M(ansible.builtin.set_stats) would (what
+    AWX / Automation Controller and ansible-runner show as the job's artifacts) - also in check mode and when
+    O(dir) is empty.
 author:
   - ascend.vllm maintainers (@ascend-vllm)
 options:
   dir:
-    description: Absolute path of the directory on the controller.
+    description:
+      - Absolute path of the directory on the controller.
+      - Empty - no file is written (a report turned off); O(stats) are still published.
     type: path
     required: true
   dir_mode:
@@ -48,6 +53,22 @@ options:
         description: The file's mode, as an octal string.
         type: str
         default: "0640"
+  stats:
+    description: Custom stats to publish, as M(ansible.builtin.set_stats) takes them.
+    type: dict
+    suboptions:
+      data:
+        description: The stats, by name.
+        type: dict
+        required: true
+      aggregate:
+        description: Merge into what earlier tasks published (true) or replace it (false).
+        type: bool
+        default: false
+      per_host:
+        description: Publish for each host of the task rather than for the whole run.
+        type: bool
+        default: false
 notes:
   - Supports check mode.
 '''
@@ -59,6 +80,9 @@ EXAMPLES = r'''
     files:
       - name: verify.json
         content: "{{ results | to_nice_json }}"
+    stats:
+      data:
+        my_report: "{{ results }}"
   run_once: true
   check_mode: false
 '''
@@ -75,6 +99,10 @@ written:
   returned: always
   type: list
   elements: str
+ansible_stats:
+  description: O(stats), for the run's custom stats (as M(ansible.builtin.set_stats) returns them).
+  returned: when O(stats) is set
+  type: dict
 '''
 
 from ansible.module_utils.basic import AnsibleModule
@@ -84,7 +112,11 @@ def main():
     # Reached only when the action plugin is not used: the files belong on the controller.
     module = AnsibleModule(argument_spec=dict(dir=dict(type='path', required=True),
                                               dir_mode=dict(type='str', default='0750'),
-                                              files=dict(type='list', elements='dict', required=True)),
+                                              files=dict(type='list', elements='dict', required=True),
+                                              stats=dict(type='dict', options=dict(
+                                                  data=dict(type='dict', required=True),
+                                                  aggregate=dict(type='bool', default=False),
+                                                  per_host=dict(type='bool', default=False)))),
                            supports_check_mode=True)
     module.fail_json(msg='ascend.vllm.report_files runs on the controller through its action plugin')
 

@@ -64,7 +64,40 @@ def test_a_relative_directory_is_refused(tmp_path):
     rc, tasks = run(tmp_path, PLAY, '-e', 'out=reports')
     assert rc == 2
     failed = [t for t in tasks if t['task']['name'] == 'Write'][0]['hosts']['localhost']
-    assert failed['msg'] == "ascend.vllm.report_files: dir must be an absolute path, got 'reports'"
+    assert failed['msg'] == "ascend.vllm.report_files: dir must be an absolute path (or empty: no file), got 'reports'"
+
+
+STATS_PLAY = '''
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Write
+      ascend.vllm.report_files:
+        dir: "{{ out }}"
+        files:
+          - {name: report.json, content: "{}\\n"}
+        stats:
+          data: {ascend_report: {localhost: {drift: false}}}
+          aggregate: true
+      register: written
+    - name: Report
+      ansible.builtin.debug:
+        msg: "{{ written | to_json }}"
+'''
+
+
+def test_the_stats_are_published_as_set_stats_would(tmp_path, monkeypatch):
+    # What AWX and ansible-runner read (the run's custom stats), in check mode and without files too.
+    monkeypatch.setenv('ANSIBLE_SHOW_CUSTOM_STATS', '1')
+    out = tmp_path / 'reports'
+    for extra in ([], ['--check']):
+        rc, report = run_playbook(tmp_path, STATS_PLAY, '-c', 'local', '-e', 'out=%s' % out, *extra)
+        assert rc == 0
+        assert report['global_custom_stats'] == {'ascend_report': {'localhost': {'drift': False}}}
+    rc, report = run_playbook(tmp_path, STATS_PLAY, '-c', 'local', '-e', 'out=')
+    assert rc == 0 and report['global_custom_stats'] == {'ascend_report': {'localhost': {'drift': False}}}
+    result = reported(report['plays'][0]['tasks'])
+    assert (result['changed'], result['paths'], result['written']) == (False, [], [])
 
 
 def test_an_existing_directory_gets_its_mode(tmp_path):

@@ -42,6 +42,16 @@ def test_drift_leaves_out_skipped_rows():
     assert FILTERS['verify_drift'](rows) == ['b']
 
 
+def test_awx_stats_per_host():
+    # What ascend_verify held when each host published its own entry (the operations scenario reads it
+    # through ansible-runner).
+    results = {'n2': [row('a'), row('b', ok=False), row('c', ok=False, skipped=True)], 'n1': [row('a')]}
+    assert FILTERS['verify_stats'](results) == {
+        'n1': {'drift': False, 'failed_checks': [], 'checks': 1},
+        'n2': {'drift': True, 'failed_checks': ['b'], 'checks': 3},
+    }
+
+
 def parse(text):
     assert text.startswith('<?xml version="1.0" encoding="UTF-8"?>\n')
     return ET.fromstring(text.split('\n', 1)[1])
