@@ -60,8 +60,15 @@ def kernel_tuning_numa_plan(facts, npu_groups=None):
                                  'read by ascend.vllm.node_facts)')
     if npu_groups is not None and not isinstance(npu_groups, list):
         raise AnsibleFilterError('kernel_tuning_npu_groups must be a list of lists of NPU indexes')
+    groups = []
+    for group in npu_groups or []:
+        # Indexes may come as text (an AWX survey, JSON extra vars), as numa_facts' npu_groups took them.
+        try:
+            groups.append([int(index) for index in group])
+        except (TypeError, ValueError):
+            raise AnsibleFilterError('kernel_tuning_npu_groups entries must be lists of NPU indexes, got %r' % (group,))
     try:
-        return numa.plan_groups(facts, npu_groups)
+        return numa.plan_groups(facts, groups)
     except (ValueError, TypeError) as exc:
         raise AnsibleFilterError('kernel_tuning_npu_groups: %s' % exc)
 

@@ -23,10 +23,16 @@ def test_groups_of_the_read():
         {'npus': [1, 0], 'devices': [0, 1], 'numa_nodes': [0, 1], 'cpus': '0-7', 'cpu_count': 8}]
 
 
+def test_indexes_given_as_text_are_taken_as_numa_facts_took_them():
+    # An AWX survey or JSON extra vars give ["1", "0"].
+    assert kernel_tuning_numa_plan(FACTS, [['1', '0']]) == kernel_tuning_numa_plan(FACTS, [[1, 0]])
+
+
 @pytest.mark.parametrize('facts, groups, message', [
     ({}, [], 'kernel_tuning_numa_plan expects ansible_facts.ascend_numa (ascend.vllm.numa_facts, read by '
              'ascend.vllm.node_facts)'),
     (FACTS, '0,1', 'kernel_tuning_npu_groups must be a list of lists of NPU indexes'),
+    (FACTS, [['0', 'x']], "kernel_tuning_npu_groups entries must be lists of NPU indexes, got ['0', 'x']"),
     (FACTS, [[0, 2]], 'kernel_tuning_npu_groups: NPU index 2 in npu_groups does not exist (2 NPU(s) found, '
                       'indexed by PCI address from 0)'),
 ])

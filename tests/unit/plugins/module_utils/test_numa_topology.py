@@ -158,8 +158,8 @@ def test_gather_topo_false_runs_only_info(kunpeng, recording_runner, chip_mappin
 
 @pytest.mark.parametrize('groups', [None, [], [[0, 1, 2, 3, 4, 5, 6, 7], [6, 7]], [[7], [0, 6]]])
 @pytest.mark.parametrize('with_npu_smi', [False, True])
-def test_groups_from_an_earlier_read_equal_a_read_with_the_groups(kunpeng, recording_runner, chip_mapping,
-                                                                   groups, with_npu_smi):
+def test_groups_from_an_earlier_read_equal_a_read_with_the_groups(
+        kunpeng, recording_runner, chip_mapping, groups, with_npu_smi):
     # kernel_tuning plans its groups from node_facts' read (ascend.vllm.kernel_tuning_numa_plan)
     # instead of reading sysfs and npu-smi a second time: the answer must be the second read's.
     def read(npu_groups=None):
