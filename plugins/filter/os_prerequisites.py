@@ -43,10 +43,6 @@ def os_prerequisites_unavailable(plan, names, availability):
     return _call(osp.unavailable_problem, plan, names, availability)
 
 
-def os_prerequisites_covered(wanted, done):
-    return _call(osp.covered, wanted, done)
-
-
 class FilterModule(object):
     def filters(self):
         return {
@@ -56,5 +52,4 @@ class FilterModule(object):
             'os_prerequisites_plan': os_prerequisites_plan,
             'os_prerequisites_missing': os_prerequisites_missing,
             'os_prerequisites_unavailable': os_prerequisites_unavailable,
-            'os_prerequisites_covered': os_prerequisites_covered,
         }

@@ -42,18 +42,10 @@ _raw:
   elements: dict
 """
 
-from ansible.plugins.lookup import LookupBase
-
 from ansible_collections.ascend.vllm.plugins.module_utils import node_facts
+from ansible_collections.ascend.vllm.plugins.plugin_utils.role_inputs import RoleInputsLookup
 
 
-class LookupModule(LookupBase):
-    def run(self, terms, variables=None, **kwargs):
-        variables = variables or {}
-
-        def get(name, default):
-            if name not in variables:
-                return default
-            return self._templar.template(variables[name])
-
-        return [node_facts.inputs(get)]
+class LookupModule(RoleInputsLookup):
+    def decide(self, get, variables):
+        return node_facts.inputs(get)

@@ -32,6 +32,8 @@ __metaclass__ = type
 
 import re
 
+from ansible.module_utils.parsing.convert_bool import boolean
+
 STAGES = ('driver_build', 'serving_venv', 'serving_container', 'source_build', 'monitoring', 'node_exporter')
 # The variables a site overrides, named in every refusal.
 PACKAGES_VAR = 'os_prerequisites_packages'
@@ -310,3 +312,26 @@ def covered(wanted, done):
                 and extra <= _set(entry.get('extra'), 'extra')):
             return True
     return False
+
+
+def run_inputs(get, kernel):
+    """The os_prerequisites role's inputs of a run, and whether it must run (the lookup
+    ascend.vllm.os_prerequisites_inputs, asked by the role and by the stage roles before they
+    include it).
+
+    ``get(name, default)`` returns the caller's value of a variable, or ``default``; ``kernel`` is
+    the running kernel of the facts ('' when not read). Returns ``wanted`` - ``{stages, packages,
+    extra, kernel}`` as the role records them after a run with nothing missing - and ``needed``:
+    ``os_prerequisites_refresh``, an input that cannot be known here, or inputs no earlier run of
+    this play run covers (``covered``). A caller outside the role may leave ``os_prerequisites_extra``
+    unset only for stages without ``monitoring``: the role's default is then ``[]``."""
+    stages = get('os_prerequisites_stages', None)
+    extra = get('os_prerequisites_extra', None)
+    if extra is None and stages is not None and 'monitoring' not in stages:
+        extra = []
+    wanted = {'stages': stages, 'packages': get('os_prerequisites_packages', None) or {}, 'extra': extra,
+              'kernel': kernel or ''}
+    refresh = boolean(get('os_prerequisites_refresh', False), strict=False)
+    unknown = stages is None or extra is None
+    needed = refresh or unknown or not covered(wanted, get('__os_prerequisites_done', None) or [])
+    return {'wanted': wanted, 'needed': needed}

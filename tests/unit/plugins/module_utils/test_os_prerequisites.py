@@ -287,3 +287,42 @@ def test_an_earlier_run_covers_the_same_or_fewer_stages_and_packages(wanted, don
 def test_covered_refuses_a_stage_list_given_as_text():
     with pytest.raises(osp.PrerequisitesError, match="stages must be a list, got 'serving_venv'"):
         osp.covered({'stages': 'serving_venv'}, [FIRST])
+
+
+def inputs_of(variables, kernel='6.1.0-30-amd64'):
+    return osp.run_inputs(variables.get, kernel)
+
+
+STAGE_RUN = dict(FIRST, kernel='6.1.0-30-amd64')
+
+
+@pytest.mark.parametrize('variables, needed', [
+    # vllm_service's include after site.yml's stage: its stage only, extra left to the role's default
+    ({'os_prerequisites_stages': ['serving_venv'], '__os_prerequisites_done': [STAGE_RUN]}, False),
+    # no run of this play run yet (a stage playbook alone)
+    ({'os_prerequisites_stages': ['serving_venv']}, True),
+    # asked to read again
+    ({'os_prerequisites_stages': ['serving_venv'], '__os_prerequisites_done': [STAGE_RUN],
+      'os_prerequisites_refresh': 'true'}, True),
+    # a stage the earlier run did not plan
+    ({'os_prerequisites_stages': ['source_build'], '__os_prerequisites_done': [STAGE_RUN]}, True),
+    # the site's own package names differ from those of the earlier run
+    ({'os_prerequisites_stages': ['serving_venv'], 'os_prerequisites_packages': {'serving_venv': ['python3.11-venv']},
+      '__os_prerequisites_done': [STAGE_RUN]}, True),
+    # the monitoring stage's extra packages cannot be known from outside the role: the role decides
+    ({'os_prerequisites_stages': ['monitoring'], '__os_prerequisites_done': [STAGE_RUN]}, True),
+    ({'os_prerequisites_stages': ['monitoring'], 'os_prerequisites_extra': [],
+      '__os_prerequisites_done': [dict(STAGE_RUN, stages=['monitoring'])]}, False),
+    # no stages known
+    ({'__os_prerequisites_done': [STAGE_RUN]}, True),
+])
+def test_run_inputs_say_whether_the_role_must_run(variables, needed):
+    assert inputs_of(variables)['needed'] is needed
+
+
+def test_run_inputs_are_what_the_role_records():
+    assert inputs_of({'os_prerequisites_stages': ['serving_venv']})['wanted'] == {
+        'stages': ['serving_venv'], 'packages': {}, 'extra': [], 'kernel': '6.1.0-30-amd64'}
+    # another kernel booted since the stage run: its headers are another package
+    variables = {'os_prerequisites_stages': ['driver_build'], '__os_prerequisites_done': [STAGE_RUN]}
+    assert (inputs_of(variables)['needed'], inputs_of(variables, '6.1.0-31-amd64')['needed']) == (False, True)
