@@ -22,11 +22,6 @@ def _call(function, *args):
         raise AnsibleFilterError(str(exc))
 
 
-def cann_env_diff(after, before):
-    """Variables ``after`` (env -0 text or dict) adds to or changes from ``before``."""
-    return _call(cann_env.env_diff, before, after)
-
-
 def cann_env_file(variables, header=None):
     """An EnvironmentFile (sorted NAME=value lines) of ``variables``."""
     return _call(cann_env.env_file_lines, variables, header)
@@ -36,6 +31,5 @@ class FilterModule(object):
 
     def filters(self):
         return {
-            'cann_env_diff': cann_env_diff,
             'cann_env_file': cann_env_file,
         }

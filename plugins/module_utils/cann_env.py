@@ -116,3 +116,63 @@ def env_file_lines(variables, header=None):
             raise CannEnvError('the value of %s holds a NUL character' % name)
         lines.append('%s=%s' % (name, quote_value(value)))
     return '\n'.join(lines) + '\n'
+
+
+# systemd's default PATH for services: the PATH of the clean shell, so the PATH written to the
+# EnvironmentFile is what a unit would otherwise have, plus CANN's entries.
+CLEAN_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+# Separates the clean and the sourced environment in one command's output.
+MARKER = '--- cann environment after sourcing ---'
+
+
+def script_path(script):
+    """The file of a script entry ``path [args]`` (NNAL's set_env.sh takes ``--cxx_abi=``)."""
+    return script.split(' ', 1)[0]
+
+
+def clean_shell(clean_path=CLEAN_PATH):
+    """argv of the clean shell the scripts are sourced in: ``env -i`` with systemd's default PATH,
+    root's HOME and LANG=C, bash without profile or rc files; the program follows as ``-c`` text."""
+    return ['env', '-i', 'PATH=%s' % clean_path, 'HOME=/root', 'LANG=C', 'bash', '--noprofile', '--norc', '-c']
+
+
+def _quote(text):
+    return "'%s'" % text.replace("'", "'\"'\"'")
+
+
+def source_program(scripts):
+    """The bash program that prints the clean environment (``env -0``), the marker, then the
+    environment after sourcing each script in order; a script that fails stops it with rc 3."""
+    lines = ['env -0', "printf '%%s\\0' %s" % _quote(MARKER)]
+    for script in scripts:
+        path, _sep, args = script.partition(' ')
+        lines.append('. %s %s >&2 || { echo %s >&2; exit 3; }'
+                     % (_quote(path), args, _quote('sourcing %s failed' % script)))
+    lines.append('env -0')
+    return '\n'.join(lines) + '\n'
+
+
+def sourced_variables(stdout):
+    """What the scripts added or changed, from ``source_program``'s output."""
+    if MARKER not in (stdout or ''):
+        raise CannEnvError('the clean shell printed no marker between the two environments')
+    before, after = stdout.split(MARKER, 1)
+    return env_diff(before, after)
+
+
+# Reads an EnvironmentFile as a unit would get it: sourced with every variable exported, in a
+# clean shell; the file is the program's $0.
+ENV_FILE_PROGRAM = 'set -a\n. "$0"\nset +a\nenv -0\n'
+
+
+def env_file_view(printed, is_file):
+    """What a service with this EnvironmentFile gets that matters to vLLM: ``toolkit_home``
+    (ASCEND_TOOLKIT_HOME) and ``libatb`` - each libatb.so the dynamic loader finds on its
+    LD_LIBRARY_PATH, in order. ``printed``: the ``env -0`` output of ENV_FILE_PROGRAM;
+    ``is_file(path)`` says whether a file exists."""
+    variables = parse_env(printed)
+    found = []
+    for directory in variables.get('LD_LIBRARY_PATH', '').split(':'):
+        if directory and is_file('%s/libatb.so' % directory):
+            found.append('%s/libatb.so' % directory)
+    return {'toolkit_home': variables.get('ASCEND_TOOLKIT_HOME', ''), 'libatb': found}

@@ -19,7 +19,8 @@ FILTERS = FilterModule().filters()
 
 
 def test_filter_names():
-    assert sorted(FILTERS) == ['cann_env_diff', 'cann_env_file']
+    # What the scripts set is read by ascend.vllm.cann_environment (tested with the module).
+    assert sorted(FILTERS) == ['cann_env_file']
 
 
 @pytest.mark.parametrize('name', sorted(FILTERS))
@@ -31,17 +32,12 @@ def test_each_filter_has_a_doc_file(name):
         assert key in text
 
 
-def test_cann_env_diff_takes_the_sourced_environment_first():
-    assert FILTERS['cann_env_diff']('A=1\0B=2\0', 'A=1\0') == {'B': '2'}
-
-
 def test_cann_env_file():
     assert FILTERS['cann_env_file']({'B': 'x y', 'A': '1'}, 'top') == '# top\nA=1\nB="x y"\n'
     assert FILTERS['cann_env_file']({'A': '1'}) == 'A=1\n'
 
 
 @pytest.mark.parametrize('name, args', [
-    ('cann_env_diff', (None, 'A=1')),
     ('cann_env_file', ({'bad name': '1'},)),
 ])
 def test_errors_are_filter_errors(name, args):

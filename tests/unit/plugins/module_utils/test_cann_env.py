@@ -145,3 +145,22 @@ def test_round_trip_through_a_clean_bash(tmp_path):
     for name, value in found.items():
         assert values[name] == value, name
     assert os.path.isfile(str(env_file))
+
+
+def test_source_program_quotes_paths_and_passes_arguments():
+    from ansible_collections.ascend.vllm.plugins.module_utils.cann_env import MARKER, source_program
+    program = source_program(["/opt/it's/set_env.sh", '/n/set_env.sh --cxx_abi=0'])
+    assert program.splitlines() == [
+        'env -0',
+        "printf '%%s\\0' '%s'" % MARKER,
+        """. '/opt/it'"'"'s/set_env.sh'  >&2 || { echo 'sourcing /opt/it'"'"'s/set_env.sh failed' >&2; exit 3; }""",
+        ". '/n/set_env.sh' --cxx_abi=0 >&2 || { echo 'sourcing /n/set_env.sh --cxx_abi=0 failed' >&2; exit 3; }",
+        'env -0',
+    ]
+
+
+def test_sourced_variables_need_the_marker():
+    from ansible_collections.ascend.vllm.plugins.module_utils.cann_env import CannEnvError, MARKER, sourced_variables
+    assert sourced_variables('A=1\0%s\0A=1\0B=2\0' % MARKER) == {'B': '2'}
+    with pytest.raises(CannEnvError, match='no marker'):
+        sourced_variables('A=1\0')
