@@ -21,7 +21,8 @@ description:
     on its task, so its report is written in check mode too.
   - With O(stats), the task also publishes the report's custom stats, as M(ansible.builtin.set_stats) would (what
     AWX / Automation Controller and ansible-runner show as the job's artifacts) - also in check mode and when
-    O(dir) is empty.
+    O(dir) is empty. Ansible publishes them from a task that succeeds only, so a directory that cannot be written
+    fails the task, naming it, and the job carries no stats of that report.
 author:
   - ascend.vllm maintainers (@ascend-vllm)
 options:
