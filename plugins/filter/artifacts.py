@@ -10,7 +10,9 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.ascend.vllm.plugins.module_utils import artifact_checks
+from ansible_collections.ascend.vllm.plugins.plugin_utils.module_utils_on_use import module_utils
+
+artifact_checks = module_utils('artifact_checks')
 
 
 def artifacts_expected(sums_text, pins=None):

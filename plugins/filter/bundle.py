@@ -9,8 +9,10 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils import bundle
-from ansible_collections.ascend.vllm.plugins.module_utils import stack as stack_utils
+from ansible_collections.ascend.vllm.plugins.plugin_utils.module_utils_on_use import module_utils
+
+bundle = module_utils('bundle')
+stack_utils = module_utils('stack')
 
 
 def _request(request, name):

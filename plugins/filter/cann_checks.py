@@ -12,8 +12,10 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils import cann_checks
-from ansible_collections.ascend.vllm.plugins.module_utils.stack import StackError
+from ansible_collections.ascend.vllm.plugins.plugin_utils.module_utils_on_use import module_utils
+
+cann_checks = module_utils('cann_checks')
+stack_utils = module_utils('stack')
 
 
 def cann_chip_choice(soc, pci_family=None, wanted=None):
@@ -33,7 +35,7 @@ def cann_python_requirements(cann):
     """The service virtualenv's Python requirements for CANN ``cann`` (cann_checks.python_requirements)."""
     try:
         return cann_checks.python_requirements(cann)
-    except StackError as exc:
+    except stack_utils.StackError as exc:
         raise AnsibleFilterError('cann_python_requirements: %s' % exc)
 
 
@@ -50,7 +52,7 @@ def cann_verify_problems(state):
         raise AnsibleFilterError('cann_verify_problems expects a mapping, got %s' % type(state).__name__)
     try:
         return cann_checks.verify_problems(state)
-    except StackError as exc:
+    except stack_utils.StackError as exc:
         raise AnsibleFilterError('cann_verify_problems: %s' % exc)
 
 

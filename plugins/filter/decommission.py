@@ -11,7 +11,9 @@ import base64
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils import decommission
+from ansible_collections.ascend.vllm.plugins.plugin_utils.module_utils_on_use import module_utils
+
+decommission = module_utils('decommission')
 
 
 def decommission_problems(request):

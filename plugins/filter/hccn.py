@@ -12,7 +12,10 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils import hccn, hccn_plan
+from ansible_collections.ascend.vllm.plugins.plugin_utils.module_utils_on_use import module_utils
+
+hccn = module_utils('hccn')
+hccn_plan = module_utils('hccn_plan')
 
 
 def hccn_fleet_plan(requests):

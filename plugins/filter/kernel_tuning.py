@@ -12,7 +12,12 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils import boot_loader, numa, tuning_checks, tuning_report
+from ansible_collections.ascend.vllm.plugins.plugin_utils.module_utils_on_use import module_utils
+
+boot_loader = module_utils('boot_loader')
+numa = module_utils('numa')
+tuning_checks = module_utils('tuning_checks')
+tuning_report = module_utils('tuning_report')
 
 
 def kernel_tuning_check(wanted, state, skip=None, nodes=None, thp_file='/sys/kernel/mm/transparent_hugepage/enabled',

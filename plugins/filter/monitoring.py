@@ -9,7 +9,9 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils import monitoring as mon
+from ansible_collections.ascend.vllm.plugins.plugin_utils.module_utils_on_use import module_utils
+
+mon = module_utils('monitoring')
 
 
 def _call(function, *args):
@@ -19,8 +21,14 @@ def _call(function, *args):
         raise AnsibleFilterError('%s: %s' % (function.__name__, exc))
 
 
-def monitoring_targets(nodes, npu_exporter_port=mon.NPU_EXPORTER_PORT, node_exporter_port=mon.NODE_EXPORTER_PORT):
-    return _call(mon.scrape_targets, nodes, npu_exporter_port, node_exporter_port)
+def _or(value, default_name):
+    """``value``, else module_utils/monitoring's constant (read on use, not when this file loads)."""
+    return getattr(mon, default_name) if value is None else value
+
+
+def monitoring_targets(nodes, npu_exporter_port=None, node_exporter_port=None):
+    return _call(mon.scrape_targets, nodes, _or(npu_exporter_port, 'NPU_EXPORTER_PORT'),
+                 _or(node_exporter_port, 'NODE_EXPORTER_PORT'))
 
 
 def monitoring_rules(overrides=None):
@@ -35,14 +43,15 @@ def monitoring_scrape_configs(file_sd_dir, scrape_interval='15s'):
     return _call(mon.scrape_configs, file_sd_dir, scrape_interval)
 
 
-def monitoring_exporter_plan(address, architecture, install_path, install_dir, npu_exporter_port=mon.NPU_EXPORTER_PORT,
-                             node_exporter_port=mon.NODE_EXPORTER_PORT, update_time=5, version=mon.NPU_EXPORTER_VERSION):
-    return _call(mon.exporter_plan, address, architecture, install_path, install_dir, npu_exporter_port,
-                 node_exporter_port, update_time, version)
+def monitoring_exporter_plan(address, architecture, install_path, install_dir, npu_exporter_port=None,
+                             node_exporter_port=None, update_time=5, version=None):
+    return _call(mon.exporter_plan, address, architecture, install_path, install_dir,
+                 _or(npu_exporter_port, 'NPU_EXPORTER_PORT'), _or(node_exporter_port, 'NODE_EXPORTER_PORT'),
+                 update_time, _or(version, 'NPU_EXPORTER_VERSION'))
 
 
-def monitoring_dashboard(title='Ascend vLLM fleet', uid=mon.DASHBOARD_UID):
-    return _call(mon.dashboard, title, uid)
+def monitoring_dashboard(title='Ascend vLLM fleet', uid=None):
+    return _call(mon.dashboard, title, _or(uid, 'DASHBOARD_UID'))
 
 
 def monitoring_exporter_findings(npu_text, node_text, chip_count, units=()):

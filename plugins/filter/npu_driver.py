@@ -13,8 +13,10 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.ascend.vllm.plugins.module_utils import driver_checks
-from ansible_collections.ascend.vllm.plugins.module_utils.stack import StackError
+from ansible_collections.ascend.vllm.plugins.plugin_utils.module_utils_on_use import module_utils
+
+driver_checks = module_utils('driver_checks')
+stack_utils = module_utils('stack')
 
 
 def npu_driver_problems(request):
@@ -23,7 +25,7 @@ def npu_driver_problems(request):
         raise AnsibleFilterError('npu_driver_problems expects a mapping with the hdk names (stack_hdk_packages)')
     try:
         return driver_checks.request_problems(request)
-    except StackError as exc:
+    except stack_utils.StackError as exc:
         raise AnsibleFilterError('npu_driver_problems: %s' % exc)
 
 
@@ -33,7 +35,7 @@ def npu_driver_verify_problems(state):
         raise AnsibleFilterError('npu_driver_verify_problems expects a mapping with the npu facts (npu_facts)')
     try:
         return driver_checks.verify_problems(state)
-    except StackError as exc:
+    except stack_utils.StackError as exc:
         raise AnsibleFilterError('npu_driver_verify_problems: %s' % exc)
 
 
@@ -41,7 +43,7 @@ def npu_driver_reboot_reasons(installed, running, fw_installed, fw_running, fw_f
     """Why the NPUs do not run what is installed (see module_utils.driver_checks.reboot_reasons)."""
     try:
         return driver_checks.reboot_reasons(installed or '', running or '', fw_installed or '', fw_running, bool(fw_flashed))
-    except StackError as exc:
+    except stack_utils.StackError as exc:
         raise AnsibleFilterError('npu_driver_reboot_reasons: %s' % exc)
 
 

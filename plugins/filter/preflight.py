@@ -9,9 +9,11 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils import pip_plan
-from ansible_collections.ascend.vllm.plugins.module_utils import preflight_checks as pc
-from ansible_collections.ascend.vllm.plugins.module_utils import stack
+from ansible_collections.ascend.vllm.plugins.plugin_utils.module_utils_on_use import module_utils
+
+pip_plan = module_utils('pip_plan')
+pc = module_utils('preflight_checks')
+stack = module_utils('stack')
 
 
 def _call(name, function, *args):

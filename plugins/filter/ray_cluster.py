@@ -9,8 +9,10 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils import ray_start
-from ansible_collections.ascend.vllm.plugins.module_utils import ray_status as rs
+from ansible_collections.ascend.vllm.plugins.plugin_utils.module_utils_on_use import module_utils
+
+ray_start = module_utils('ray_start')
+rs = module_utils('ray_status')
 
 
 def _call(function, *args):

@@ -13,8 +13,10 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils import pip_plan as pip_plan_utils
-from ansible_collections.ascend.vllm.plugins.module_utils import stack as stack_utils
+from ansible_collections.ascend.vllm.plugins.plugin_utils.module_utils_on_use import module_utils
+
+pip_plan_utils = module_utils('pip_plan')
+stack_utils = module_utils('stack')
 
 _COMPARISONS = {
     '<': lambda result: result < 0,

@@ -9,7 +9,9 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ascend.vllm.plugins.module_utils import multinode_layout
+from ansible_collections.ascend.vllm.plugins.plugin_utils.module_utils_on_use import module_utils
+
+multinode_layout = module_utils('multinode_layout')
 
 
 def _positive(host, value):

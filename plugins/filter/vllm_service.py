@@ -10,9 +10,11 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.ascend.vllm.plugins.module_utils import pip_check
-from ansible_collections.ascend.vllm.plugins.module_utils import pip_plan
-from ansible_collections.ascend.vllm.plugins.module_utils import vllm_service as vs
+from ansible_collections.ascend.vllm.plugins.plugin_utils.module_utils_on_use import module_utils
+
+pip_check = module_utils('pip_check')
+pip_plan = module_utils('pip_plan')
+vs = module_utils('vllm_service')
 
 
 def _call(function, *args):
