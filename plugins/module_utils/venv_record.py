@@ -8,6 +8,14 @@ file, ``path,sha256=<urlsafe base64 without padding>,size`` (PEP 376 / the wheel
 RECORD; files without a hash - RECORD itself, byte code compiled after the install - have
 empty fields). A file that is missing or whose hash differs was changed after the install:
 the package must be reinstalled. Used by the venv_check module.
+
+Hashing is what a check costs (with torch and torch-npu, gigabytes), so a check also gives, per
+intact distribution, a digest of what stat() says of its files (size, modification and change
+times in nanoseconds, inode): a later check handed that digest hashes the distribution's files again
+only when the digest differs. A write, a truncation, a replacement or a deletion moves the change
+time, which no one can set back (git's index judges files the same way); a file whose times are
+within ``RACY_SECONDS`` of the check could still change inside the same clock tick, so such a
+distribution gets no digest (git's "racily clean" entries, Documentation/technical/racy-git.txt).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -19,8 +27,18 @@ import csv
 import glob
 import hashlib
 import io
+import json
 import os
 import re
+import stat
+import time
+
+# A file changed this close to the check (seconds) leaves its distribution without a stat digest.
+RACY_SECONDS = 2.0
+
+
+def _now():
+    return time.time()
 
 
 def normalize(name):
@@ -63,28 +81,49 @@ def dist_infos(site_dir):
     return found
 
 
-def check_distribution(site_dir, dist_info):
-    """``{missing, changed, files}`` of one installed distribution (paths as RECORD gives them)."""
+def _stat_key(path):
+    """What stat() says of ``path`` that a change of its content moves; None when it is not a file."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def check_distribution(site_dir, dist_info, stat_digest=None, now=None):
+    """``{missing, changed, files, hashed, stat_digest}`` of one installed distribution (paths as
+    RECORD gives them). With ``stat_digest`` of an earlier check that found it intact, its files
+    are hashed only when what stat() says of them differs; ``stat_digest`` in the answer is None
+    for a damaged distribution or one with a file changed within RACY_SECONDS."""
     record = os.path.join(dist_info, 'RECORD')
     with open(record, encoding='utf-8') as handle:
         rows = parse_record(handle.read())
-    missing, changed = [], []
-    for relative, algorithm, digest in rows:
-        # Byte code is a cache the interpreter rewrites when its source is newer (a wheel may ship
-        # .pyc files with a hash, as numpy 1.26's numpy/distutils/__pycache__ does): not judged.
-        if relative.endswith(('.pyc', '.pyo')):
-            continue
-        path = os.path.normpath(os.path.join(site_dir, relative))
-        if not os.path.isfile(path):
-            missing.append(relative)
+    # Byte code is a cache the interpreter rewrites when its source is newer (a wheel may ship
+    # .pyc files with a hash, as numpy 1.26's numpy/distutils/__pycache__ does): not judged.
+    judged = [(relative, algorithm, digest, os.path.normpath(os.path.join(site_dir, relative)))
+              for relative, algorithm, digest in rows if not relative.endswith(('.pyc', '.pyo'))]
+    keys = [[record, _stat_key(record)]] + [[relative, _stat_key(path)] for relative, _a, _d, path in judged]
+    state = hashlib.sha256(json.dumps(keys).encode('utf-8')).hexdigest()
+    settled = (now if now is not None else _now()) - RACY_SECONDS
+    racy = any(key is not None and max(key[1], key[2]) > settled * 1e9 for _path, key in keys)
+    result = {'missing': [], 'changed': [], 'files': len(rows), 'hashed': True, 'stat_digest': None}
+    if stat_digest is not None and stat_digest == state and not racy:
+        return dict(result, hashed=False, stat_digest=state)
+    for (relative, algorithm, digest, path), (_relative, key) in zip(judged, keys[1:]):
+        if key is None:
+            result['missing'].append(relative)
             continue
         try:
             if file_digest(path, algorithm) != digest:
-                changed.append(relative)
+                result['changed'].append(relative)
         except ValueError:
             # An algorithm this Python's hashlib does not know: not judged.
             continue
-    return {'missing': missing, 'changed': changed, 'files': len(rows)}
+    if not (result['missing'] or result['changed'] or racy):
+        result['stat_digest'] = state
+    return result
 
 
 _REQUIREMENT_NAME = re.compile(r'^\s*([A-Za-z0-9][A-Za-z0-9._-]*)')
@@ -112,20 +151,22 @@ def carried_by(dist_info):
     return names
 
 
-def check(venv, names):
+def check(venv, names, intact_since=None, now=None):
     """Check the distributions ``names`` of ``venv``, and for a metapackage among them (a
     distribution with no files of its own, such as ``vllm`` installed as an alias of another
-    build) the distributions it requires.
+    build) the distributions it requires. ``intact_since`` is the ``intact`` of an earlier check.
 
-    Returns ``{distributions: [{name, version, files, missing, changed}], absent: [name],
-    damaged: [name]}``; ``absent`` are names not installed (or a venv without site-packages).
+    Returns ``{distributions: [{name, version, files, missing, changed, hashed}], absent: [name],
+    damaged: [name], intact: {name: stat digest}}``; ``absent`` are names not installed (or a venv
+    without site-packages).
     """
+    intact_since = intact_since or {}
     dirs = site_packages(venv)
     installed = {}
     for site_dir in dirs:
         for name, (path, version) in dist_infos(site_dir).items():
             installed.setdefault(name, (site_dir, path, version))
-    result = {'distributions': [], 'absent': [], 'damaged': []}
+    result = {'distributions': [], 'absent': [], 'damaged': [], 'intact': {}}
     names = list(names)
     seen = set(normalize(name) for name in names)
     for name in names:
@@ -138,7 +179,10 @@ def check(venv, names):
             if normalize(carried) not in seen:
                 seen.add(normalize(carried))
                 names.append(carried)
-        found = check_distribution(site_dir, path)
+        found = check_distribution(site_dir, path, intact_since.get(key), now)
+        state = found.pop('stat_digest')
+        if state is not None:
+            result['intact'][key] = state
         entry = dict(found, name=key, version=version)
         result['distributions'].append(entry)
         if found['missing'] or found['changed']:

@@ -28,6 +28,15 @@ options:
     type: list
     elements: str
     required: true
+  intact_since:
+    description:
+      - The RV(intact) of an earlier check of the same virtualenv (its keys are normalized names; another spelling
+        only means the files are hashed). A distribution named there is hashed again only when what stat() says of
+        its files (size, modification and change times, inode) differs from then; a write, truncation, replacement
+        or deletion moves the change time.
+      - Leave it empty to hash every file.
+    type: dict
+    default: {}
 notes:
   - Supports check mode; the module never changes the host.
   - Files listed without a hash (RECORD itself, byte code compiled after the install) and byte code (C(.pyc), which
@@ -47,6 +56,12 @@ EXAMPLES = r'''
   ansible.builtin.command:
     argv: "{{ ['/opt/ascend-vllm/venv/bin/pip', 'install', '--no-deps', '--force-reinstall'] + venv_state.reinstall }}"
   when: venv_state.reinstall | length > 0
+
+- name: Check them again later in the same run, hashing only what stat() says changed
+  ascend.vllm.venv_check:
+    venv: /opt/ascend-vllm/venv
+    distributions: [vllm, vllm-ascend, torch, torch-npu]
+    intact_since: "{{ venv_state.intact }}"
 '''
 
 RETURN = r'''
@@ -61,6 +76,15 @@ distributions:
     files: {description: Files with a hash in RECORD., type: int}
     missing: {description: Files of RECORD that are gone., type: list, elements: str}
     changed: {description: Files whose SHA256 differs from RECORD., type: list, elements: str}
+    hashed: {description: Whether its files were hashed (false when O(intact_since) vouched for them)., type: bool}
+intact:
+  description:
+    - For each intact distribution, a digest of what stat() said of its files, for O(intact_since) of a later check.
+    - A distribution with a file changed in the last 2 seconds has none (it could change again within the same clock
+      tick and keep its times).
+  returned: always
+  type: dict
+  sample: {vllm: 3f9a0c1d2e4b5a6978879a5b4c3d2e1f00112233445566778899aabbccddeeff}
 absent:
   description: Names asked for that are not installed.
   returned: always
@@ -95,12 +119,13 @@ def main():
         argument_spec=dict(
             venv=dict(type='path', required=True),
             distributions=dict(type='list', elements='str', required=True),
+            intact_since=dict(type='dict', default={}),
         ),
         supports_check_mode=True,
     )
     venv = module.params['venv']
     try:
-        result = vr.check(venv, module.params['distributions'])
+        result = vr.check(venv, module.params['distributions'], module.params['intact_since'])
     except (IOError, OSError, UnicodeDecodeError) as exc:
         module.fail_json(msg='venv_check: cannot read the packages of %s: %s' % (venv, to_native(exc)))
     damaged = [d for d in result['distributions'] if d['name'] in result['damaged']]
@@ -111,6 +136,7 @@ def main():
         damaged=result['damaged'],
         problems=[vr.describe(d, venv) for d in damaged],
         reinstall=['%s==%s' % (d['name'], d['version']) for d in damaged],
+        intact=result['intact'],
     )
 
 

