@@ -100,14 +100,23 @@ def pip_plan(stack, arch, family, index_url=None, extra_index_urls=None, wheelho
                    'vllm_service_pip_index_url at a mirror that holds them, or install from a wheelhouse '
                    '(vllm_service_pip_wheelhouse)'})
     wheel_chips = stack.get('wheel_chips')
-    if wheel_chips is not None and family not in wheel_chips:
+    # A chip the release does not support at all is preflight's chip_support refusal, not this one.
+    if wheel_chips is not None and family not in wheel_chips and family in (stack.get('chips') or {}):
+        labels = [stack_matrix.CHIP_FAMILIES.get(chip, {}).get('label', chip) for chip in wheel_chips]
+        image = ((stack.get('image') or {}).get('tags') or {}).get(family)
         problems.append({
-            'what': 'the published vllm-ascend %s wheel serves %s only, not %s NPUs (its installation guide: '
-                    'other chips take the image or a source build)' % (
-                        stack['vllm_ascend'], ', '.join(wheel_chips), family or 'unknown'),
+            'what': 'the vllm-ascend %s wheel on the package indexes is built for %s and cannot serve the %s NPUs of '
+                    'this node (from 0.13.0 its NPU worker stops with "Current device type ... does not match the '
+                    "installed version's device type\")" % (
+                        stack['vllm_ascend'], ', '.join(labels),
+                        stack_matrix.CHIP_FAMILIES.get(family, {}).get('label', family or 'unknown')),
             'variable': 'vllm_service_install_method',
-            'fix': 'set vllm_service_install_method: container for this node, or choose a release whose wheel '
-                   'serves it (ascend_stack_release)'})
+            'fix': 'set vllm_service_install_method: container for this node (%s), or run the venv method on %s '
+                   'nodes only' % (
+                       'upstream\'s image %s:%s' % (stack['image']['repository'], image['ubuntu']) if image
+                       else 'no image of this release serves the chip either: choose a release that publishes one '
+                            'with ascend_stack_release',
+                       ', '.join(labels))})
     return {
         'first': ['vllm==%s' % stack['vllm']],
         'remove_after_first': ['triton'],

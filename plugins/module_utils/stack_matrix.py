@@ -30,7 +30,17 @@ Field meanings:
                        that xgrammar (x86_64) and humming-kernels want is uninstalled, as
                        upstream's images do. Any other conflict fails.
 ``wheel_chips``        chip families the published vllm-ascend wheel serves, None for every family of
-                       ``chips``; on the others the venv method is refused (use the image)
+                       ``chips``; on the others the venv method is refused (use the image). Every
+                       wheel PyPI publishes is an A2 build: ``vllm_ascend/_build_info.py`` in the
+                       cp311 aarch64 wheels of 0.13.0, 0.18.0 and 0.23.0 says ``__device_type__ =
+                       'A2'`` (0.11.0: ``__soc_version__ = 'ASCEND910B1'``; 0.9.1's
+                       ``libvllm_ascend_kernels.so`` is compiled for ascend910b1), and upstream's
+                       release workflow (``.github/workflows/schedule_release_code_and_wheel.yml``
+                       at v0.18.0 and v0.23.0) uploads only that build. From v0.13.0 the NPU worker
+                       compares the chip it finds with the build (``vllm_ascend/utils.py``
+                       ``check_ascend_device_type``, called from ``vllm_ascend/worker/worker.py``) and
+                       stops with "Current device type ... does not match the installed version's
+                       device type" (vllm-project/vllm-ascend issues #11160, #9799, #6206)
 ``image_chips``        chip families upstream publishes an image of this release for (a
                        Dockerfile per family at the tag); the others have none
 ``ray``                the Ray that multi-node serving with Ray's executor installs: what upstream's
@@ -166,7 +176,7 @@ RELEASES = [
         'pip_indexes': {},
         # v0.9.1 has Dockerfile and Dockerfile.openEuler only (CANN 8.2.rc1-910b): no A3 image.
         'image_chips': ['910b'],
-        'wheel_chips': None,
+        'wheel_chips': ['910b'],
         'binds_cpus_on': [],
         'ray': '2.48.0',
         'chips': {'910b': 'supported', '910_93': 'partial'},
@@ -195,7 +205,7 @@ RELEASES = [
                                'xformers -> torch (x86_64)', 'xgrammar -> triton (missing, x86_64)'],
         'pip_indexes': {},
         'image_chips': ['910b', '910_93', '310p'],
-        'wheel_chips': None,
+        'wheel_chips': ['910b'],
         'binds_cpus_on': [],
         'ray': '2.48.0',
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
@@ -221,7 +231,7 @@ RELEASES = [
                                'xgrammar -> triton (missing, x86_64)'],
         'pip_indexes': {},
         'image_chips': ['910b', '910_93', '310p'],
-        'wheel_chips': None,
+        'wheel_chips': ['910b'],
         'binds_cpus_on': [],
         'ray': '2.48.0',
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
@@ -252,7 +262,7 @@ RELEASES = [
                                'vllm -> opencv-python-headless', 'xgrammar -> triton (missing, x86_64)'],
         'pip_indexes': {},
         'image_chips': ['910b', '910_93', '310p'],
-        'wheel_chips': None,
+        'wheel_chips': ['910b'],
         'binds_cpus_on': ['aarch64'],
         'ray': '2.48.0',
         # Every README from v0.11.0 to v0.23.0 lists "Atlas 300I Duo (Experimental)" (and the FAQ
@@ -283,7 +293,7 @@ RELEASES = [
         # triton-ascend 3.2.2 is not on PyPI (3.2.0 is the newest there).
         'pip_indexes': {'ascend-mirror': ['triton-ascend==3.2.2']},
         'image_chips': ['910b', '910_93', '310p'],
-        'wheel_chips': None,
+        'wheel_chips': ['910b'],
         'binds_cpus_on': ['aarch64'],
         'ray': '2.48.0',
         # Upstream builds 0.23.0 for the Ascend 950 too (CANN 9.1.0-950 base image, -a5 image tag),

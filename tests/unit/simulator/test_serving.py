@@ -19,6 +19,7 @@ import urllib.request
 import pytest
 
 from ascend_sim import model as model_gen
+from ascend_sim import state as sim_state
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -47,8 +48,11 @@ def count_tokens(text):
 class Node:
     """A fake Ascend node: CANN toolkit dir, NNAL/ATB dir with libatb.so, device nodes."""
 
-    def __init__(self, base, chips=8):
+    def __init__(self, base, chips=8, profile="a2-910b3"):
         self.base = str(base)
+        # The simulated driver's state: the SoC torch-npu reports (torch_npu.npu.get_soc_version).
+        self.state = os.path.join(self.base, "state.json")
+        sim_state.save_state(sim_state.new_state(profile), self.state)
         self.model = os.path.join(self.base, "DeepSeek-R1-Distill-Qwen-7B")
         model_gen.make(self.model)
         self.cann = os.path.join(self.base, "Ascend", "ascend-toolkit", "latest")
@@ -70,6 +74,7 @@ class Node:
             "ASCEND_TOOLKIT_HOME": self.cann,
             "ATB_HOME_PATH": self.atb,
             "ASCEND_SIM_DEV_DIR": self.dev,
+            "ASCEND_SIM_STATE": self.state,
             "ASCEND_SIM_LOAD_SECONDS": LOAD_SECONDS,
         })
         for key, value in overrides.items():
@@ -602,6 +607,38 @@ def test_without_cann_environment_older_releases_cannot_infer_the_device_type(no
                                                          VLLM_LOGGING_LEVEL="DEBUG"))
     assert rc == 1
     assert "libhccl.so: cannot open shared object file" in out
+
+
+@pytest.mark.parametrize("profile, build, current", [
+    ("a3-9392", "A2", "A3"),
+    ("310p3-duo", "A2", "_310P"),
+    ("a2-910b3", "A3", "A2"),
+])
+def test_a_build_for_another_chip_stops_the_worker(tmp_path, profile, build, current):
+    # vllm_ascend/utils.py check_ascend_device_type (v0.13.0 ... v0.23.0), called by the worker:
+    # the wheels PyPI publishes are A2 builds (vllm_ascend/_build_info.py).
+    other = Node(tmp_path / "node", profile=profile)
+    tree = tmp_path / "serving"
+    shutil.copytree(SERVING, tree, ignore=shutil.ignore_patterns("__pycache__"))
+    (tree / "vllm_ascend" / "_build_info.py").write_text("__device_type__ = %r\n" % build)
+    rc, out = run_to_exit(other, [other.model], env=other.env(PYTHONPATH=str(tree)))
+    assert rc == 1
+    assert out.rstrip().splitlines()[-1] == (
+        "AssertionError: Current device type: AscendDeviceType.%s does not match the installed version's device "
+        "type: AscendDeviceType.%s, please check your installation package." % (current, build))
+
+
+def test_a_build_that_records_no_device_type_is_not_checked(tmp_path):
+    # 0.11.0's build info names a SoC only and its worker checks nothing.
+    other = Node(tmp_path / "node", profile="a3-9392")
+    tree = tmp_path / "serving"
+    shutil.copytree(SERVING, tree, ignore=shutil.ignore_patterns("__pycache__"))
+    (tree / "vllm_ascend" / "_build_info.py").write_text("__soc_version__ = 'ASCEND910B1'\n")
+    srv = Server(other, [other.model], env=other.env(PYTHONPATH=str(tree)))
+    try:
+        srv.wait_health(200)
+    finally:
+        assert srv.stop() == 0, srv.output()
 
 
 def test_without_nnal_atb_the_library_import_fails(node, tmp_path):

@@ -24,6 +24,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
 from ascend_sim import model as model_gen
+from ascend_sim import state as sim_state
 from ascend_sim import wheels
 
 SIM_DIR = os.path.dirname(os.path.dirname(wheels.__file__))
@@ -195,6 +196,24 @@ def _standin(dist, version, arch):
             req.marker = None
             carried.add(str(req))
     return (str(SpecifierSet(python)) if python else None), carried
+
+
+def test_the_vllm_ascend_standins_carry_the_published_build_info(wheelhouse):
+    # As the wheels PyPI publishes (tests/unit/fixtures/metadata/vllm-ascend-build-info.txt):
+    # A2 builds, recorded as a device type from 0.13.0, as a SoC at 0.11.0, not at all at 0.9.1.
+    found = {}
+    for release in sorted(wheels.STACKS):
+        name = [f for f in wheels.planned_wheels([release]) if f.startswith("vllm_ascend-")][0]
+        with zipfile.ZipFile(os.path.join(wheelhouse, name)) as archive:
+            names = archive.namelist()
+            found[release] = (archive.read("vllm_ascend/_build_info.py").decode().splitlines()[1:]
+                              if "vllm_ascend/_build_info.py" in names else None)
+    assert found == {
+        "0.9.1": None,
+        "0.11.0": ["__soc_version__ = 'ASCEND910B1'", "__sleep_mode_enabled__ = True"],
+        "0.13.0": ["__device_type__ = 'A2'"], "0.18.0": ["__device_type__ = 'A2'"],
+        "0.23.0": ["__device_type__ = 'A2'"], "0.23.0.post1": ["__device_type__ = 'A2'"],
+    }
 
 
 @pytest.mark.parametrize("arch", ["aarch64", "x86_64"])
@@ -422,8 +441,10 @@ def _node(base):
         os.makedirs(path, exist_ok=True)
     open(os.path.join(atb_lib, "libatb.so"), "wb").close()
     open(os.path.join(dev, "davinci0"), "wb").close()
+    state = os.path.join(base, "state.json")
+    sim_state.save_state(sim_state.new_state("a2-910b3"), state)
     env = _clean_env(ASCEND_TOOLKIT_HOME=cann, ATB_HOME_PATH=os.path.dirname(atb_lib),
-                     ASCEND_SIM_DEV_DIR=dev, ASCEND_SIM_LOAD_SECONDS="0.2")
+                     ASCEND_SIM_DEV_DIR=dev, ASCEND_SIM_STATE=state, ASCEND_SIM_LOAD_SECONDS="0.2")
     return model, env
 
 

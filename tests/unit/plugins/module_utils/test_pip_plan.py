@@ -91,17 +91,32 @@ def test_the_post_release_takes_vllm_ascend_itself_from_the_ascend_mirror():
     assert pip_plan(resolve_stack('0.23.0.post1'), 'aarch64', '910b', extra_index_urls=['https://mirror.example/ascend'])['problems'] == []
 
 
-@pytest.mark.parametrize('family', ['910_93', '310p'])
-def test_the_post_release_wheel_is_refused_where_it_does_not_serve_the_chip(family):
-    # Its installation guide: "Currently, this installation method supports only A2."
-    plan = pip_plan(resolve_stack('0.23.0.post1'), 'aarch64', family, wheelhouse=True)
+@pytest.mark.parametrize('release', ['0.9.1', '0.11.0', '0.13.0', '0.18.0', '0.23.0', '0.23.0.post1'])
+@pytest.mark.parametrize('family, label, image', [
+    ('910_93', 'Atlas A3 (Ascend 910_93)', 'v{v}-a3'),
+    ('310p', 'Atlas 300I Duo (Ascend 310P)', 'v{v}-310p'),
+])
+def test_the_published_wheel_is_refused_where_it_does_not_serve_the_chip(release, family, label, image):
+    # Every published wheel is an A2 build (vllm_ascend/_build_info.py); from 0.13.0 its worker
+    # refuses another chip (vllm_ascend/utils.py check_ascend_device_type).
+    stack = resolve_stack(release)
+    plan = pip_plan(stack, 'aarch64', family, wheelhouse=True)
+    if family not in stack['chips']:
+        # 0.9.1 does not support the 300I Duo at all: preflight's chip_support says so, once.
+        assert (release, family, plan['problems']) == ('0.9.1', '310p', [])
+        return
+    tags = stack['image']['tags']
+    where = ("upstream's image quay.io/ascend/vllm-ascend:" + image.format(v=stack['vllm_ascend']) if family in tags
+             else 'no image of this release serves the chip either: choose a release that publishes one with '
+                  'ascend_stack_release')
     assert plan['problems'] == [{
-        'what': 'the published vllm-ascend 0.23.0.post1 wheel serves 910b only, not %s NPUs (its installation '
-                'guide: other chips take the image or a source build)' % family,
+        'what': 'the vllm-ascend %s wheel on the package indexes is built for Atlas A2 (Ascend 910B) and cannot serve '
+                'the %s NPUs of this node (from 0.13.0 its NPU worker stops with "Current device type ... does not '
+                'match the installed version\'s device type")' % (stack['vllm_ascend'], label),
         'variable': 'vllm_service_install_method',
-        'fix': 'set vllm_service_install_method: container for this node, or choose a release whose wheel serves '
-               'it (ascend_stack_release)'}]
-    assert pip_plan(resolve_stack('0.23.0'), 'aarch64', family, wheelhouse=True)['problems'] == []
+        'fix': 'set vllm_service_install_method: container for this node (%s), or run the venv method on Atlas A2 '
+               '(Ascend 910B) nodes only' % where}]
+    assert pip_plan(stack, 'aarch64', '910b', wheelhouse=True)['problems'] == []
 
 
 def test_a_site_accepts_its_own_conflicts_per_architecture():

@@ -192,3 +192,31 @@ def test_what_pip_indexes_list_is_not_on_pypi():
             assert 'vllm-ascend==%s' % row['vllm_ascend'] in row['pip_indexes'].get('ascend-mirror', [])
         if row['triton_ascend'] and row['triton_ascend'] not in published:
             assert 'triton-ascend==%s' % row['triton_ascend'] in row['pip_indexes'].get('ascend-mirror', [])
+
+
+def _build_chips():
+    """{vllm-ascend version: chip family} of what each published wheel is built for
+    (tests/unit/fixtures/metadata/vllm-ascend-build-info.txt)."""
+    from ansible_collections.ascend.vllm.plugins.module_utils.stack import chip_family
+    builds, version = {}, None
+    with open(os.path.join(METADATA, 'vllm-ascend-build-info.txt')) as handle:
+        for line in handle:
+            line = line.strip()
+            if line.startswith('== '):
+                version = line.split('-')[1]
+            elif line.startswith('__device_type__'):
+                builds[version] = {'A2': '910b', 'A3': '910_93', '_310P': '310p', 'A5': '950dt'}[line.split("'")[1]]
+            elif line.startswith('__soc_version__') or 'kernels:' in line:
+                builds[version] = chip_family(line.split("'")[1] if "'" in line else line.rsplit(' ', 1)[1])
+    return builds
+
+
+def test_every_published_wheel_is_an_a2_build_and_the_rows_say_so():
+    # Reverting a row to wheel_chips None (every chip) installs on an A3 or 300I Duo node a wheel
+    # whose worker refuses the chip (vllm_ascend/utils.py check_ascend_device_type from v0.13.0).
+    builds = _build_chips()
+    assert builds == {'0.9.1': '910b', '0.11.0': '910b', '0.13.0': '910b', '0.18.0': '910b', '0.23.0': '910b'}
+    for row in FINAL_ROWS:
+        if row['vllm_ascend'] in SDIST_ONLY:
+            continue
+        assert row['wheel_chips'] == [builds[row['vllm_ascend']]], row['release']

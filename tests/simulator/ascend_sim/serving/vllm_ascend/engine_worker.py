@@ -8,8 +8,15 @@ import torch_npu
 
 from vllm.v1.worker.cpu_worker import CPUWorker
 
+from vllm_ascend.utils import check_ascend_device_type
+
 
 class NPUWorker(CPUWorker):
+    def __init__(self, *args, **kwargs):
+        # vllm_ascend/worker/worker.py (v0.13.0 ... v0.23.0): NPUWorker.__init__ checks the build.
+        check_ascend_device_type()
+        super().__init__(*args, **kwargs)
+
     def init_device(self):
         # As vllm_ascend.worker.worker.NPUWorker: libatb through the NNAL environment, then
         # the chips ASCEND_RT_VISIBLE_DEVICES leaves this process.

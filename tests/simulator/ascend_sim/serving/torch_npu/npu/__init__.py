@@ -5,6 +5,7 @@ ASCEND_RT_VISIBLE_DEVICES when that variable is set (an empty value hides every 
 as an empty CUDA_VISIBLE_DEVICES does). The directory holding the device nodes can be
 moved with ASCEND_SIM_DEV_DIR so tests need no real /dev entries.
 """
+import json
 import os
 import re
 
@@ -60,6 +61,31 @@ def set_device(device):
         raise RuntimeError(
             "Invalid device ID. Device ID must be in range [0, %d), but got %r." % (count, index))
     return None
+
+
+# c10_npu::SocVersion (Ascend/pytorch torch_npu/csrc/core/npu/NpuVariables.h): the number
+# get_soc_version() returns for the SoC name the runtime reports (aclrtGetSocName).
+_SOC_VERSIONS = {
+    "ascend310p1": 200, "ascend310p2": 201, "ascend310p3": 202, "ascend310p4": 203,
+    "ascend310p5": 204, "ascend310p7": 205,
+    "ascend910b1": 220, "ascend910b2": 221, "ascend910b2c": 222, "ascend910b3": 223,
+    "ascend910b4": 224, "ascend910b4-1": 225,
+    "ascend910_9391": 250, "ascend910_9392": 251, "ascend910_9381": 252,
+    "ascend910_9382": 253, "ascend910_9372": 254, "ascend910_9362": 255,
+}
+
+
+def get_soc_version():
+    """The SoC of the node's chips, as the simulated driver reports it (the simulator's state:
+    ASCEND_SIM_STATE, else /etc/ascend-sim/state.json under ASCEND_SIM_ROOT)."""
+    path = os.environ.get("ASCEND_SIM_STATE") or (
+        os.environ.get("ASCEND_SIM_ROOT", "").rstrip("/") + "/etc/ascend-sim/state.json")
+    try:
+        with open(path) as handle:
+            name = json.load(handle)["board"]["soc_version"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise RuntimeError("get_soc_version: the runtime reports no SoC (%s)" % exc) from exc
+    return _SOC_VERSIONS.get(str(name).lower(), -1)
 
 
 def current_device():

@@ -4,6 +4,8 @@ import torch_npu
 
 from vllm.logger import init_logger
 
+from vllm_ascend.utils import check_ascend_device_type
+
 logger = init_logger(__name__)
 
 
@@ -13,6 +15,8 @@ class NPUWorker:
         self.parallel_config = vllm_config.parallel_config
         self.local_rank = local_rank
         self.rank = rank
+        # vllm_ascend/worker/worker.py (v0.13.0 ... v0.23.0): NPUWorker.__init__ checks the build.
+        check_ascend_device_type()
 
     def init_device(self):
         # The fused operators come from NNAL's libatb.so; torch-npu loads them when the
