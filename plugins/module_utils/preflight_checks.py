@@ -24,6 +24,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.numbers import as_int
 from ansible_collections.ascend.vllm.plugins.module_utils import pip_plan as pip_plan_utils
 from ansible_collections.ascend.vllm.plugins.module_utils import boot_loader
 from ansible_collections.ascend.vllm.plugins.module_utils import stack as stack_utils
+from ansible_collections.ascend.vllm.plugins.module_utils import stack_matrix
 from ansible_collections.ascend.vllm.plugins.module_utils import vllm_service
 
 # Check names are part of the interface (preflight_skip, reports, AWX stats): rename one only
@@ -31,7 +32,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils import vllm_service
 INVENTORY_CHECKS = ['preflight_skip', 'stack', 'service_port', 'parallel_sizes', 'api_key', 'multinode',
                     'install_method', 'artifacts_dir', 'artifacts_url']
 HOST_CHECKS = ['preflight_skip', 'stack', 'os', 'arch', 'kernel_headers', 'boot_loader', 'disk_space', 'memory', 'python',
-               'pip_indexes', 'npu_present', 'npu_count', 'chip_support', 'npu_health', 'npu_processes',
+               'glibc', 'pip_indexes', 'npu_present', 'npu_count', 'chip_support', 'npu_health', 'npu_processes',
                'driver_version', 'time_sync', 'cann_packages']
 ALL_CHECKS = INVENTORY_CHECKS + [name for name in HOST_CHECKS if name not in INVENTORY_CHECKS]
 # Skipping these would leave the other checks and the later roles without a valid input: the
@@ -206,30 +207,19 @@ def inventory_checks(v):
     artifacts_dir = _text(v.get('ascend_artifacts_dir'))
     artifacts_url = _text(v.get('ascend_artifacts_url'))
 
+    sizes = vllm_service.size_problems(port, tp_set, dp_set)
+
     def port_problems():
-        if _WHOLE.match(_text(port)) and 1 <= int(port) <= 65535:
-            return []
-        return [problem('vllm_service_port is %s, not a TCP port between 1 and 65535' % _text(port), 'vllm_service_port',
-                        'set vllm_service_port to a free port in 1-65535 (vLLM listens on 8000 by default)')]
+        return [problem(f['what'], f['variable'], f['fix']) for f in sizes if f['variable'] == 'vllm_service_port']
 
     def size_problems():
-        found = []
-        if not (_WHOLE.match(tp) and int(tp) >= 1):
-            found.append(problem('vllm_service_tensor_parallel_size is %s, not a whole number of at least 1' % tp,
-                                 'vllm_service_tensor_parallel_size',
-                                 'set it to the number of NPUs one model replica spans (1, 2, 4, 8 or 16)'))
-        if not (_WHOLE.match(dp) and int(dp) >= 1):
-            found.append(problem('vllm_service_data_parallel_size is %s, not a whole number of at least 1' % dp,
-                                 'vllm_service_data_parallel_size',
-                                 'set it to the number of model replicas (1 without data parallelism)'))
-        return found
+        return [problem(f['what'], f['variable'], f['fix']) for f in sizes if f['variable'] != 'vllm_service_port']
 
     def key_problems():
         if key_set or not v.get('vllm_service_require_api_key'):
             return []
         return [problem('vllm_service_require_api_key is true but vllm_service_api_key is empty', 'vllm_service_api_key',
-                        'set vllm_service_api_key from Ansible Vault (ansible-vault encrypt_string --name '
-                        'vllm_service_api_key) or set vllm_service_require_api_key: false')]
+                        vllm_service.API_KEY_FIX)]
 
     def layout_problems():
         return multinode_layout.layout_problems(mode, v.get('inventory_hostname'), head, workers,
@@ -463,7 +453,11 @@ def host_checks(plan, v):
     min_memory = v.get('preflight_min_memory_gb')
     python = _text(v.get('preflight_python'))
     python_read = v.get('python_read') or {}
-    python_version = _text(python_read.get('stdout')).strip()
+    # The read prints the interpreter's version, then the C library it runs on (platform.libc_ver()).
+    python_lines = _text(python_read.get('stdout')).strip().splitlines() or ['']
+    python_version = python_lines[0].strip()
+    glibc_words = python_lines[1].split() if len(python_lines) > 1 else []
+    glibc = glibc_words[1] if len(glibc_words) == 2 and glibc_words[0] == 'glibc' else ''
     python_range = '%s-%s' % (stack['python_min'], stack['python_max']) if stack else ''
     method, mode = plan['method'], plan['mode']
     force = bool(v.get('npu_driver_force'))
@@ -542,14 +536,42 @@ def host_checks(plan, v):
         if rc != 0 or not re.match(r'^[0-9]+\.[0-9]+', python_version):
             reason = (_text(python_read.get('stderr')).strip() or _text(python_read.get('msg'))
                       or 'exit status %s' % _text(python_read.get('rc', '')))
-            return [problem('cannot run %s: %s' % (python, reason), 'preflight_python',
-                            'install Python %s and point preflight_python (and the service role) at it' % python_range)]
+            return [problem('cannot run %s: %s' % (python, reason), 'vllm_service_python',
+                            'install Python %s and set vllm_service_python to it (preflight checks the interpreter the '
+                            'service virtualenv is built from)' % python_range)]
         if stack_utils.python_ok(stack, python_version):
             return []
         return [problem('%s is Python %s, outside %s required by vllm-ascend %s'
-                        % (python, python_version, python_range, stack['vllm_ascend']), 'preflight_python',
-                        'install a Python in %s and point preflight_python (and the service role) at it, or use '
+                        % (python, python_version, python_range, stack['vllm_ascend']), 'vllm_service_python',
+                        'install a Python in %s and set vllm_service_python to it, or use '
                         'vllm_service_install_method: container' % python_range)]
+
+    def floors_above(floors):
+        """The packages of ``floors`` whose wheels need a newer glibc than the node's (torch counts on
+        aarch64 only: x86_64 takes the PyTorch CPU index's build)."""
+        have = _version_tuple(glibc, 2)
+        return [(name, floor) for name, floor in sorted((floors or {}).items())
+                if not (name == 'torch' and arch != 'aarch64') and have is not None
+                and (_version_tuple(floor, 2) or (0, 0)) > have]
+
+    def glibc_problems():
+        newer = ['%s %s (manylinux_%s)' % (name, floor, floor.replace('.', '_'))
+                 for name, floor in floors_above((stack or {}).get('glibc'))]
+        if not newer:
+            return []
+        releases = [row['release'] for row in stack_matrix.RELEASES
+                    if row['status'] == 'final' and not floors_above(row.get('glibc'))]
+        names = [pair[0] for pair in floors_above((stack or {}).get('glibc'))]
+        outcome = (['pip would build vllm-ascend from source (a C++ build against CANN that upstream documents only '
+                    'with gcc > 8)'] if 'vllm-ascend' in names else [])
+        missing = [name for name in names if name != 'vllm-ascend']
+        outcome += ['pip finds no %s at all (no source distribution is published)' % ' or '.join(missing)] if missing else []
+        return [problem('the node runs glibc %s; the wheels of vllm-ascend %s for %s need a newer one: %s. %s'
+                        % (glibc, stack['vllm_ascend'], arch, ', '.join(newer), '; '.join(outcome)),
+                        'vllm_service_install_method',
+                        'use vllm_service_install_method: container on this node, or %s, or an OS with a newer glibc'
+                        % ('a release whose wheels run here (ascend_stack_release: %s)' % ', '.join(releases)
+                           if releases else 'no release of the matrix has wheels for this glibc'))]
 
     pip = {}
 
@@ -702,6 +724,10 @@ def host_checks(plan, v):
         Check('python', python_problems, detail='%s %s' % (python, python_version),
               applies=method == 'venv' and stack_ok,
               na_reason=('vllm_service_install_method is ' + method) if method != 'venv' else 'the stack did not resolve'),
+        Check('glibc', glibc_problems, detail='glibc %s' % glibc,
+              applies=method == 'venv' and stack_ok and arch in PACKAGE_ARCHES and len(glibc) > 0,
+              na_reason=('vllm_service_install_method is ' + method) if method != 'venv'
+              else 'the stack did not resolve' if not stack_ok else 'the C library was not read'),
         Check('pip_indexes', lambda: list(pip_result().get('problems') or []), detail=pip_detail,
               applies=method == 'venv' and stack_ok and arch in PACKAGE_ARCHES,
               na_reason=('vllm_service_install_method is ' + method) if method != 'venv'

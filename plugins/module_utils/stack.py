@@ -508,6 +508,9 @@ def resolve_stack(release=None, overrides=None, allow_unlisted=False, matrix=Non
         'binds_cpus_on': list(meta.get('binds_cpus_on') or []),
         'wheel_chips': list(meta['wheel_chips']) if meta.get('wheel_chips') is not None else None,
         'ray': meta.get('ray'),
+        # An overridden version is another wheel: the row's floor says nothing of it.
+        'glibc': dict((name, floor) for name, floor in (meta.get('glibc') or {}).items()
+                      if name.replace('-', '_') not in overridden),
         'chips': dict(meta['chips']),
         'driver': driver,
         'driver_target': driver or stack_matrix.DEFAULT_DRIVER,

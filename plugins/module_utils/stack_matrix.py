@@ -64,6 +64,15 @@ metadata is in ``tests/unit/fixtures/metadata`` and a unit test holds every row 
 ``driver_recommended`` driver upstream recommends; preflight warns below it but does not fail,
                        because upstream states it as advice, and enforcing it would force a driver
                        upgrade (and a reboot) that the release does not require
+``glibc``              package -> the oldest glibc (``2.N``) its published wheels of the row run on
+                       (their manylinux tags, PEP 600; ``tests/unit/fixtures/metadata/wheel-tags.txt``),
+                       the same on aarch64 and x86_64; ``torch`` is PyPI's aarch64 wheel (x86_64 takes
+                       the PyTorch CPU index's build). On an older glibc pip finds no wheel: it builds
+                       vllm-ascend from source (a C++ build against CANN that upstream documents
+                       only with gcc > 8) and finds nothing at all for torch-npu, which publishes no
+                       sdist; preflight's ``glibc`` check refuses the venv method there. vLLM is left
+                       out: the stack builds it from its sdist with VLLM_TARGET_DEVICE=empty
+                       anyway where no wheel fits (no compiler needed)
 ``notes``              free text for reports
 """
 
@@ -179,6 +188,7 @@ RELEASES = [
         'wheel_chips': ['910b'],
         'binds_cpus_on': [],
         'ray': '2.48.0',
+        'glibc': {'vllm-ascend': '2.17', 'torch-npu': '2.17', 'torch': '2.17'},
         'chips': {'910b': 'supported', '910_93': 'partial'},
         'driver_min': None,
         'driver_recommended': None,
@@ -208,6 +218,7 @@ RELEASES = [
         'wheel_chips': ['910b'],
         'binds_cpus_on': [],
         'ray': '2.48.0',
+        'glibc': {'vllm-ascend': '2.24', 'torch-npu': '2.28', 'torch': '2.28'},
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
         'driver_min': None,
         'driver_recommended': None,
@@ -234,6 +245,7 @@ RELEASES = [
         'wheel_chips': ['910b'],
         'binds_cpus_on': [],
         'ray': '2.48.0',
+        'glibc': {'vllm-ascend': '2.24', 'torch-npu': '2.28', 'torch': '2.28'},
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
         'driver_min': None,
         'driver_recommended': '25.5',
@@ -265,6 +277,7 @@ RELEASES = [
         'wheel_chips': ['910b'],
         'binds_cpus_on': ['aarch64'],
         'ray': '2.48.0',
+        'glibc': {'vllm-ascend': '2.24', 'torch-npu': '2.28', 'torch': '2.28'},
         # Every README from v0.11.0 to v0.23.0 lists "Atlas 300I Duo (Experimental)" (and the FAQ
         # "[Experimental] Atlas 300I Inference series"), v0.18.0 included.
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
@@ -296,6 +309,7 @@ RELEASES = [
         'wheel_chips': ['910b'],
         'binds_cpus_on': ['aarch64'],
         'ray': '2.48.0',
+        'glibc': {'vllm-ascend': '2.34', 'torch-npu': '2.28', 'torch': '2.28'},
         # Upstream builds 0.23.0 for the Ascend 950 too (CANN 9.1.0-950 base image, -a5 image tag),
         # but this collection knows no HDK / CANN package names, PCI id or image suffix for it
         # yet, so it is not listed: preflight refuses it instead of installing 910b packages.
@@ -304,12 +318,14 @@ RELEASES = [
             '910_93': 'supported',
             '310p': 'experimental',
         },
-        'driver_min': None,
-        # Release notes of v0.23.0 (user_guide/release_notes.md): graph capture beyond the old
-        # stream budget "Requires HDK 25.5.1+ / CANN 8.5.0+"; "Upgrade to HDK 25.5.1+ ... is
-        # recommended". Stated as a recommendation, so older drivers warn rather than fail.
+        # Release notes of v0.23.0 (user_guide/release_notes.md, v0.21.0rc1): the FULL_AND_PIECEWISE
+        # graph mode "Requires HDK 25.5.1+ / CANN 8.5.0+"; older stacks fail graph capture with "alloc
+        # sq cq fail" (vllm-project/vllm-ascend PR #10555, v0.24.0rc1, turns that signature into
+        # "Please upgrade Ascend HDK to 25.5.1 or later"). Every profile but the 310P one captures
+        # graphs, so it is a minimum: preflight refuses an older driver.
+        'driver_min': '25.5.1',
         'driver_recommended': '25.5.1',
-        'notes': 'triton-ascend is not installed on 310P; graph mode wants HDK 25.5.1 or newer.',
+        'notes': 'triton-ascend is not installed on 310P; graph mode needs HDK 25.5.1 or newer.',
     },
     {
         # v0.23.0.post1 (upstream's "v0.23.0 post release", 2026-09-21): vLLM 0.23.0 and the pins of
@@ -341,12 +357,14 @@ RELEASES = [
         'wheel_chips': ['910b'],
         'binds_cpus_on': ['aarch64'],
         'ray': '2.48.0',
+        # Its wheel is on the Ascend pip mirror, whose file names are not read here.
+        'glibc': {'torch-npu': '2.28', 'torch': '2.28'},
         'chips': {
             '910b': 'supported',
             '910_93': 'supported',
             '310p': 'experimental',
         },
-        'driver_min': None,
+        'driver_min': '25.5.1',
         'driver_recommended': '25.5.1',
         'notes': 'Opt-in post release of 0.23.0; its wheel (Ascend pip mirror) serves A2 only, A3 and 310P take '
                  'the container method.',

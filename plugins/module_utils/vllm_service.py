@@ -306,7 +306,8 @@ def profile_serve(profile, family, release, common_env=None, multinode=False):
     the vllm-ascend ``release`` the stack installs.
 
     The layers, later ones winning: the profile's ``args``/``env``, its ``chips.<family>`` entry,
-    then its ``releases`` entry (``profile_release``). The environment starts from ``common_env``
+    then its ``releases`` entry (``profile_release``); a null in a later layer's ``env`` removes
+    the variable. The environment starts from ``common_env``
     and HCCL_OP_EXPANSION_MODE where CANN supports AIV (``hccl_expansion_mode``). Returns
     ``{args, env, multinode}``; the role adds the user's layers on top.
     """
@@ -323,7 +324,12 @@ def profile_serve(profile, family, release, common_env=None, multinode=False):
     if mode:
         env['HCCL_OP_EXPANSION_MODE'] = mode
     for layer in (profile, chip, release_entry):
-        env.update(layer.get('env') or {})
+        for name, value in (layer.get('env') or {}).items():
+            # A later layer drops a variable with null: a release whose tutorial does not set it.
+            if value is None:
+                env.pop(name, None)
+            else:
+                env[name] = value
     return {
         'args': merge_args(profile.get('args') or {}, chip.get('args') or {}, release_entry.get('args') or {}),
         'env': env,
@@ -985,6 +991,36 @@ def _jinja_int(value):
 _SOURCE_SETTING = {'controller': 'vllm_service_model_controller_dir', 'http': 'vllm_service_model_url'}
 
 
+_WHOLE_RE = re.compile(r'^[0-9]+$')
+# What to do about a required key that is not set, as the example inventory does it (one text for
+# the offline preflight and the role).
+API_KEY_FIX = ('set vllm_service_api_key from Ansible Vault (ansible-vault encrypt_string --name '
+               'vault_vllm_service_api_key, and vllm_service_api_key set to that variable as inventories/example '
+               'does) or set vllm_service_require_api_key: false')
+
+
+def size_problems(port, tensor_parallel_size=None, data_parallel_size=None):
+    """The port and the parallel sizes as numbers vLLM can take: ``[{what, variable, fix}]``. One
+    implementation for the offline preflight and the role's own settings check. None for a size
+    means unset (1)."""
+    found = []
+    text = '' if port is None else str(port).strip()
+    if not (_WHOLE_RE.match(text) and 1 <= int(text) <= 65535):
+        found.append({'what': 'vllm_service_port is %s, not a TCP port between 1 and 65535' % text,
+                      'variable': 'vllm_service_port',
+                      'fix': 'set vllm_service_port to a free port in 1-65535 (vLLM listens on 8000 by default)'})
+    for value, name, fix in (
+            (tensor_parallel_size, 'vllm_service_tensor_parallel_size',
+             'set it to the number of NPUs one model replica spans (1, 2, 4, 8 or 16)'),
+            (data_parallel_size, 'vllm_service_data_parallel_size',
+             'set it to the number of model replicas (1 without data parallelism)')):
+        text = '1' if value is None else str(value).strip()
+        if not (_WHOLE_RE.match(text) and int(text) >= 1):
+            found.append({'what': '%s is %s, not a whole number of at least 1' % (name, text), 'variable': name,
+                          'fix': fix})
+    return found
+
+
 def settings_problems(settings):
     """The refusals of the vllm_service role's settings alone - no node, no stack - as whole
     messages in the order the role checks them: names, restart settings, the model profile,
@@ -995,7 +1031,8 @@ def settings_problems(settings):
     profiles (the profile names), profile_repo (the chosen profile's repository; ignored when
     the profile is unknown), require_api_key, api_key, env, model_source, model_controller_dir,
     model_url, download_parallel, download_timeout, download_poll, model_offline,
-    modelscope_domain. An absent key counts as unset."""
+    modelscope_domain, port, tensor_parallel_size, data_parallel_size. An absent key counts as
+    unset (the port: not checked)."""
     get = settings.get
     problems = []
     names = name_problems(get('instance'), get('model_name'), get('model_repo'))
@@ -1015,9 +1052,8 @@ def settings_problems(settings):
     key_text = '' if key in (None, '', False) else str(key).strip()
     # ``| bool`` as the role computed it: Ansible's own conversion.
     if boolean(get('require_api_key'), strict=False) and not key_text:
-        problems.append('vllm_service: vllm_service_require_api_key is true but vllm_service_api_key is empty; set it '
-                        'from Ansible Vault (ansible-vault encrypt_string --name vllm_service_api_key) or set '
-                        'vllm_service_require_api_key: false.')
+        problems.append('vllm_service: vllm_service_require_api_key is true but vllm_service_api_key is empty; %s.'
+                        % API_KEY_FIX)
     written = env_problems(get('env') or {}, 'vllm_service_env') + api_key_problems(key or '')
     if written:
         problems.append('vllm_service: %s. Fix: remove those characters (a key is one line of printable characters; '
@@ -1037,6 +1073,9 @@ def settings_problems(settings):
     hub = hub_problems(source, get('model_offline'), get('modelscope_domain') or '')
     if hub:
         problems.append('vllm_service: %s.' % '; '.join(hub))
+    if 'port' in settings:
+        for found in size_problems(get('port'), get('tensor_parallel_size'), get('data_parallel_size')):
+            problems.append('vllm_service: %s. Fix: %s.' % (found['what'], found['fix']))
     return problems
 
 

@@ -141,3 +141,46 @@ def test_a_post_release_takes_its_base_release_s_entry():
     assert profile_release(releases, '0.18.0') == {}
     assert profile_release(releases, '0.9.1rc1') == {}
     assert profile_release(None, '0.23.0') == {}
+
+
+# Each release's DeepSeek tutorial environment (vllm-ascend docs at the tag): MLAPO at 0.13.0 only,
+# balance scheduling and the intra-node HCCL pair from 0.13.0 (vllm_ascend has no
+# VLLM_ASCEND_BALANCE_SCHEDULING at v0.9.1 / v0.11.0), and no HCCL_CONNECT_TIMEOUT (no R1 or V3.1
+# tutorial of an A2 / A3 node sets it).
+@pytest.mark.parametrize('name', W8A8)
+@pytest.mark.parametrize('release', RELEASES)
+def test_w8a8_environment_follows_each_release_s_tutorial(name, release):
+    env = serve_env(name, '910b', release, multinode=True)
+    assert 'HCCL_CONNECT_TIMEOUT' not in env
+    assert (env.get('VLLM_ASCEND_ENABLE_MLAPO') == '1') == (release == '0.13.0')
+    old = release in ('0.9.1', '0.11.0')
+    for key in ('VLLM_ASCEND_BALANCE_SCHEDULING', 'HCCL_INTRA_PCIE_ENABLE', 'HCCL_INTRA_ROCE_ENABLE'):
+        assert (key in env) is not old, (key, env)
+    assert env['OMP_NUM_THREADS'] == {'0.9.1': '100', '0.11.0': '10'}.get(release, '1')
+
+
+@pytest.mark.parametrize('name', sorted(PROFILES))
+def test_one_openmp_thread_per_worker_as_upstream_images_set(name):
+    # Dockerfile ENV OMP_NUM_THREADS=1 at v0.13.0, v0.18.0, v0.23.0.
+    for family in PROFILES[name]['chips']:
+        assert serve_env(name, family, '0.23.0')['OMP_NUM_THREADS'] == '1'
+
+
+def test_a_null_in_a_later_layer_removes_the_variable():
+    profile = {'env': {'A': '1', 'B': '2'}, 'chips': {'910b': {'env': {'C': '3'}}},
+               'releases': {'0.9.1': {'env': {'A': None, 'C': None}}}}
+    assert profile_serve(profile, '910b', '0.9.1', multinode=True)['env'] == {'B': '2'}
+    assert profile_serve(profile, '910b', '0.23.0', multinode=True)['env'] == {'A': '1', 'B': '2', 'C': '3'}
+
+
+def test_each_profile_is_fetched_from_where_its_weights_are_published():
+    # The W8A8 repositories upstream's tutorials link are ModelScope's (v0.23.0 DeepSeek-R1.md:
+    # "Download model weight" -> modelscope.cn/models/vllm-ascend/DeepSeek-R1-W8A8; DeepSeek-V3.1.md
+    # -> Eco-Tech/DeepSeek-V3.1-w8a8-mtp-QuaRot); the distilled models are deepseek-ai's on Hugging Face.
+    assert dict((name, PROFILES[name]['source']) for name in PROFILES) == {
+        'deepseek-r1-distill-qwen-7b': 'huggingface', 'deepseek-r1-distill-qwen-14b': 'huggingface',
+        'deepseek-r1-distill-qwen-32b': 'huggingface', 'deepseek-r1-w8a8': 'modelscope',
+        'deepseek-v3.1-w8a8': 'modelscope'}
+    defaults = yaml.safe_load((ROLE / 'defaults' / 'main.yml').read_text())
+    assert defaults['vllm_service_model_source'] == (
+        "{{ (__vllm_service_profiles[vllm_service_model_profile] | default({})).source | default('huggingface') }}")

@@ -39,7 +39,7 @@ READ = {
     'df': {'stdout_lines': ['/dev/vda 1 1 %d 1%% /' % (200 * GIB_K), '/dev/vda 1 1 %d 1%% /' % (200 * GIB_K),
                             'tmpfs 1 1 %d 1%% /tmp' % (20 * GIB_K)], 'stderr': ''},
     'preflight_min_memory_gb': 32, 'preflight_python': 'python3',
-    'python_read': {'rc': 0, 'stdout': '3.11.2\n', 'stderr': ''},
+    'python_read': {'rc': 0, 'stdout': '3.11.2\nglibc 2.36\n', 'stderr': ''},
     'vllm_service_pip_index_url': '', 'vllm_service_pip_extra_index_urls': [],
     'vllm_service_pip_wheelhouse': '/srv/wheels', 'preflight_sysfs_root': '/sys', 'ascend_expected_npu_count': None,
     'npu_driver_force': False, 'ntp_show': {}, 'ntp_status': {},
@@ -300,17 +300,18 @@ def test_processes_block_a_driver_upgrade():
 
 
 def test_driver_version_below_minimum_and_recommended():
-    low = run_host(plan_changes={'npu_driver_version': '23.0.0', 'npu_driver_version_defined': True})['driver_version']
-    assert low['status'] == 'warning'
-    assert low['warnings'] == ['NPU driver 23.0.0 is older than 25.5.1, recommended for vllm-ascend 0.23.0']
-    # 0.23.0 publishes no minimum; a row that does refuses below it.
-    stack = dict(STACK, driver_min='24.1.0')
-    ancient = run_host(plan_changes={'stack': stack, 'npu_driver_version': '23.0.0', 'npu_driver_version_defined': True},
-                       read_changes={'stack': stack})['driver_version']
-    assert ancient['status'] == 'failed'
-    assert ancient['problems'] == [pc.problem('NPU driver 23.0.0 is older than 24.1.0, the minimum for vllm-ascend 0.23.0',
-                                              'npu_driver_version',
-                                              'install a newer NPU driver (npu_driver_version) or choose an older release')]
+    # 0.23.0's graph modes need HDK 25.5.1 (its release notes; PR #10555's "alloc sq cq fail"): refused below.
+    low = run_host(plan_changes={'npu_driver_version': '25.3.0', 'npu_driver_version_defined': True})['driver_version']
+    assert low['status'] == 'failed'
+    assert low['problems'] == [pc.problem('NPU driver 25.3.0 is older than 25.5.1, the minimum for vllm-ascend 0.23.0',
+                                          'npu_driver_version',
+                                          'install a newer NPU driver (npu_driver_version) or choose an older release')]
+    # 0.13.0 publishes a recommendation only: a warning.
+    stack = stack_utils.resolve_stack('0.13.0')
+    older = run_host(plan_changes={'stack': stack, 'npu_driver_version': '23.0.0', 'npu_driver_version_defined': True},
+                     read_changes={'stack': stack})['driver_version']
+    assert older['status'] == 'warning'
+    assert older['warnings'] == ['NPU driver 23.0.0 is older than 25.5, recommended for vllm-ascend 0.13.0']
 
 
 def test_time_sync():
@@ -462,3 +463,53 @@ def test_an_unreadable_node_python_is_named_too():
         'cannot read the version of the Python python3 on the node (sh: 1: python3: not found): ansible-core 2.19.4 '
         'runs its modules with Python 3.8 or newer there; install one from the OS repositories and set '
         'ansible_python_interpreter to it')
+
+
+# The glibc of the node against the manylinux tags of the row's wheels (stack_matrix glibc).
+_SOURCE = 'pip would build vllm-ascend from source (a C++ build against CANN that upstream documents only with gcc > 8)'
+
+
+@pytest.mark.parametrize('arch, glibc, release, newer, outcome', [
+    ('x86_64', '2.36', '0.23.0', None, None),
+    ('aarch64', '2.34', '0.23.0', None, None),
+    # Kylin V10 / EL 8: vllm-ascend 0.23.0 is manylinux_2_34 only.
+    ('aarch64', '2.28', '0.23.0', 'vllm-ascend 2.34 (manylinux_2_34)', _SOURCE),
+    # CentOS 7: torch-npu and torch from 0.11.0 are manylinux_2_28; torch counts on aarch64 only.
+    ('aarch64', '2.17', '0.18.0', 'torch 2.28 (manylinux_2_28), torch-npu 2.28 (manylinux_2_28), vllm-ascend 2.24 '
+                                  '(manylinux_2_24)',
+     _SOURCE + '; pip finds no torch or torch-npu at all (no source distribution is published)'),
+    ('x86_64', '2.17', '0.18.0', 'torch-npu 2.28 (manylinux_2_28), vllm-ascend 2.24 (manylinux_2_24)',
+     _SOURCE + '; pip finds no torch-npu at all (no source distribution is published)'),
+])
+def test_glibc_against_the_wheels_of_the_row(arch, glibc, release, newer, outcome):
+    stack = stack_utils.resolve_stack(release)
+    facts = dict(READ['facts'], architecture=arch)
+    read = {'stack': stack, 'facts': facts, 'python_read': {'rc': 0, 'stdout': '3.11.2\nglibc %s\n' % glibc}}
+    results = run_host({'stack': stack, 'facts': facts}, read)
+    check = results['glibc']
+    assert check['detail'] == 'glibc %s' % glibc
+    if newer is None:
+        assert check['status'] == 'passed'
+        return
+    releases = {'2.28': '0.9.1, 0.11.0, 0.13.0, 0.18.0', '2.17': '0.9.1'}[glibc]
+    assert check['problems'] == [{
+        'what': 'the node runs glibc %s; the wheels of vllm-ascend %s for %s need a newer one: %s. %s'
+                % (glibc, release, arch, newer, outcome),
+        'variable': 'vllm_service_install_method',
+        'fix': 'use vllm_service_install_method: container on this node, or a release whose wheels run here '
+               '(ascend_stack_release: %s), or an OS with a newer glibc' % releases}]
+
+
+def test_glibc_not_read_is_not_applicable():
+    results = run_host(read_changes={'python_read': {'rc': 0, 'stdout': '3.11.2\n'}})
+    assert (results['glibc']['status'], results['python']['status']) == ('not_applicable', 'passed')
+
+
+def test_the_python_fix_names_the_variable_a_site_sets():
+    # preflight_python follows vllm_service_python: the site sets the latter.
+    old = run_host(read_changes={'python_read': {'rc': 0, 'stdout': '3.8.10\n'}})['python']
+    assert [(p['variable'], p['fix']) for p in old['problems']] == [(
+        'vllm_service_python', 'install a Python in 3.10-3.12 and set vllm_service_python to it, or use '
+        'vllm_service_install_method: container')]
+    missing = run_host(read_changes={'python_read': {'rc': 127, 'stdout': '', 'stderr': 'not found'}})['python']
+    assert [p['variable'] for p in missing['problems']] == ['vllm_service_python']

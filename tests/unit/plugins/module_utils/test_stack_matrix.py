@@ -20,7 +20,7 @@ ROW_FIELDS = {
     'release', 'status', 'vllm', 'vllm_ascend', 'python_min', 'python_max', 'cann', 'torch',
     'torch_npu', 'torch_npu_source', 'triton_ascend', 'triton_ascend_excluded_chips', 'chips',
     'driver_min', 'driver_recommended', 'notes', 'pip_check_expected', 'pip_indexes', 'binds_cpus_on', 'image_chips',
-    'wheel_chips', 'ray',
+    'wheel_chips', 'ray', 'glibc',
 }
 
 # vllm-ascend's versioning policy; torch-npu and triton-ascend as the published wheels require
@@ -66,7 +66,8 @@ def test_row_matches_published_table(entry):
     assert row['chips'] == chips
     # upstream's versioning policy: "v0.23.0 post release, v0.23.0.post1" (opt-in here)
     assert row['status'] == ('post' if release == '0.23.0.post1' else 'final')
-    assert row['driver_min'] is None
+    # Graph modes of 0.23.0 need HDK 25.5.1 (its release notes, vllm-ascend PR #10555): a minimum.
+    assert row['driver_min'] == ('25.5.1' if release.startswith('0.23.0') else None)
 
 
 def test_driver_advice():

@@ -220,3 +220,38 @@ def test_every_published_wheel_is_an_a2_build_and_the_rows_say_so():
         if row['vllm_ascend'] in SDIST_ONLY:
             continue
         assert row['wheel_chips'] == [builds[row['vllm_ascend']]], row['release']
+
+
+def _glibc_floors():
+    """{(package, version, arch): '2.N' or None} from the wheels pip takes
+    (tests/unit/fixtures/metadata/wheel-tags.txt); None where no wheel exists."""
+    import re
+    floors = {}
+    with open(os.path.join(METADATA, 'wheel-tags.txt')) as handle:
+        for line in handle:
+            if line.startswith('#') or not line.strip():
+                continue
+            requirement, arch, wheel = line.split()
+            name, version = requirement.split('==')
+            levels = [int(m) for m in re.findall(r'manylinux_2_(\d+)_', wheel)]
+            levels += [{'manylinux2014': 17, 'manylinux2010': 12, 'manylinux1': 5}[m]
+                       for m in re.findall(r'(manylinux2014|manylinux2010|manylinux1)_', wheel)]
+            floors[(name, version, arch)] = '2.%d' % min(levels) if levels else None
+    return floors
+
+
+def test_the_glibc_floors_are_the_published_wheels_tags():
+    # Reverting a floor (0.23.0's vllm-ascend is manylinux_2_34 only) lets preflight pass a node pip
+    # cannot install from wheels.
+    floors = _glibc_floors()
+    for row in FINAL_ROWS:
+        pins = {'vllm-ascend': row['vllm_ascend'], 'torch-npu': row['torch_npu'], 'torch': row['torch']}
+        want = {}
+        for name, version in pins.items():
+            arches = ['aarch64'] if name == 'torch' else ['aarch64', 'x86_64']
+            found = set(floors.get((name, version, arch)) for arch in arches if (name, version, arch) in floors)
+            if found:
+                assert len(found) == 1, (row['release'], name, found)
+                want[name] = found.pop()
+        assert row['glibc'] == want, row['release']
+    assert [r['glibc']['vllm-ascend'] for r in stack_matrix.RELEASES if r['release'] == '0.23.0'] == ['2.34']

@@ -290,7 +290,7 @@ def test_driver_check_levels():
     assert driver_check('0.13.0', '25.5.rc1')[0] == 'below_recommended'
     assert driver_check('0.13.0', '25.5.0') == ('ok', 'NPU driver 25.5.0 is suitable for vllm-ascend 0.13.0')
     assert driver_check('0.23.0', '25.5.0') == (
-        'below_recommended', 'NPU driver 25.5.0 is older than 25.5.1, recommended for vllm-ascend 0.23.0')
+        'below_minimum', 'NPU driver 25.5.0 is older than 25.5.1, the minimum for vllm-ascend 0.23.0')
     assert driver_check('0.23.0', '25.5.1')[0] == 'ok'
     assert driver_check('0.18.0', '23.0.3')[0] == 'ok'
     assert driver_check('0.23.0', None) == ('unknown', 'no NPU driver version to check against vllm-ascend 0.23.0')
