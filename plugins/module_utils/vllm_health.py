@@ -146,3 +146,47 @@ def describe_load(metrics):
     if metrics.get('generation_tokens') is not None:
         parts.append('%d tokens generated' % metrics['generation_tokens'])
     return ', '.join(parts)
+
+
+def _option(argv, name):
+    """The value of ``--name value`` or ``--name=value`` in ``argv`` (the last one), else None."""
+    value = None
+    for index, word in enumerate(argv):
+        if word == name and index + 1 < len(argv):
+            value = argv[index + 1]
+        elif word.startswith(name + '='):
+            value = word[len(name) + 1:]
+    return value
+
+
+def unit_address(unit_text, key_text=None):
+    """Where the server a unit file runs answers, as that file says: ``(url, served_model_name,
+    api_key)``.
+
+    ``unit_text`` is the unit file (its ``ExecStart=`` line, as the role writes it: the ``vllm
+    serve`` argv, directly or through the container engine); ``key_text`` the API key file (the
+    ``VLLM_API_KEY=`` line a unit reads, or the bare key the container reads), None when there is
+    none. The gate after a rollback asks the restored files, not the values of the failed run.
+    Raises ValueError when the unit runs no ``vllm serve``."""
+    from ansible_collections.ascend.vllm.plugins.module_utils.vllm_service import parse_env_file, systemd_exec_argv
+
+    lines = [line[len('ExecStart='):] for line in (unit_text or '').splitlines() if line.startswith('ExecStart=')]
+    argv = systemd_exec_argv(lines[-1]) if lines else []
+    if 'serve' not in argv:
+        raise ValueError('the unit file runs no "vllm serve" (ExecStart=%s)' % (lines[-1] if lines else ''))
+    serve = argv[argv.index('serve'):]
+    host = _option(serve, '--host') or ''
+    port = _option(serve, '--port') or '8000'
+    names = []
+    if '--served-model-name' in serve:
+        for word in serve[serve.index('--served-model-name') + 1:]:
+            if word.startswith('--'):
+                break
+            names.append(word)
+    name = names[0] if names else (serve[1] if len(serve) > 1 else '')
+    host = '127.0.0.1' if host in ('0.0.0.0', '::', '') else host
+    key = None
+    if key_text is not None:
+        key = (parse_env_file(key_text).get('VLLM_API_KEY') if key_text.startswith('VLLM_API_KEY=')
+               else key_text.rstrip('\n')) or None
+    return 'http://%s:%s' % ('[%s]' % host if ':' in host else host, port), name, key

@@ -26,16 +26,30 @@ author:
   - ascend.vllm maintainers (@ascend-vllm)
 options:
   url:
-    description: Base URL of the server, for example C(http://127.0.0.1:8000).
+    description:
+      - Base URL of the server, for example C(http://127.0.0.1:8000).
+      - Required unless O(unit_file) is given.
     type: str
-    required: true
   served_model_name:
-    description: Name C(/v1/models) must list; the completion asks for this model.
+    description:
+      - Name C(/v1/models) must list; the completion asks for this model.
+      - Required unless O(unit_file) is given.
     type: str
-    required: true
   api_key:
     description: Bearer token for C(/v1) routes, when the server requires one.
     type: str
+  unit_file:
+    description:
+      - A unit file the role wrote. The address, port and first served model name are taken from its C(vllm serve)
+        command line instead of O(url) and O(served_model_name), and the key from O(key_file) instead of
+        O(api_key).
+      - For the gate after a rollback, which must ask the restored files where the service listens.
+    type: path
+  key_file:
+    description:
+      - With O(unit_file), the API key file the unit reads (a C(VLLM_API_KEY=) line, or the bare key of the
+        container method); a missing file means no key. Read on the node; the key is not returned.
+    type: path
   unit:
     description: systemd unit running the server (watched while waiting; its journal is quoted on failure).
     type: str
@@ -89,6 +103,10 @@ health:
   returned: success
   type: dict
   contains:
+    url:
+      description: Base URL the gate asked (from O(unit_file) when given).
+      type: str
+      sample: http://127.0.0.1:8000
     health_status:
       description: HTTP status of /health.
       type: int
@@ -127,6 +145,7 @@ journal:
 '''
 
 import json
+import os
 import time
 
 from ansible.module_utils.basic import AnsibleModule
@@ -172,6 +191,10 @@ class Gate(object):
         self.module = module
         self.params = module.params
         self.unit = self.params['unit']
+        # With unit_file, read_address replaces them (kept out of params: the key is not echoed).
+        self.url = (self.params['url'] or '').rstrip('/')
+        self.name = self.params['served_model_name']
+        self.key = self.params['api_key']
 
     def unit_state(self):
         if not self.unit:
@@ -204,7 +227,7 @@ class Gate(object):
         self.module.fail_json(msg=message, journal=journal, **extra)
 
     def wait(self):
-        url = self.params['url'].rstrip('/')
+        url = self.url
         start = time.time()
         first = self.unit_state()
         restarts = first.get('NRestarts') if first else None
@@ -224,15 +247,15 @@ class Gate(object):
             time.sleep(self.params['interval'])
 
     def run(self):
-        url = self.params['url'].rstrip('/')
+        url = self.url
         waited, state = self.wait()
-        key = self.params['api_key']
-        name = self.params['served_model_name']
+        key = self.key
+        name = self.name
         status, text = _request(url + '/v1/models', key)
         models, problem = vh.check_models(status, text, name)
         if problem:
             self.fail('vllm_health: %s/v1/models: %s' % (url, problem))
-        result = {'health_status': 200, 'models': models, 'seconds_waited': round(waited, 1),
+        result = {'url': url, 'health_status': 200, 'models': models, 'seconds_waited': round(waited, 1),
                   'completion_tokens': None, 'completion_text': None,
                   'main_pid': int(state.get('MainPID', 0)) if state else None}
         if self.params['completion']:
@@ -253,12 +276,37 @@ class Gate(object):
         self.module.exit_json(changed=False, health=result)
 
 
+def _read(path, missing=None):
+    try:
+        with open(path, 'rb') as handle:
+            return to_native(handle.read(), errors='surrogate_or_strict')
+    except (IOError, OSError) as exc:
+        if missing is not None and not os.path.exists(path):
+            return missing
+        raise exc
+
+
+def read_address(module, gate):
+    """The gate's url, served model name and key from the unit file (and key file) on the node."""
+    params = module.params
+    try:
+        unit_text = _read(params['unit_file'])
+        key_text = _read(params['key_file'], missing=False) if params['key_file'] else False
+        url, name, key = vh.unit_address(unit_text, key_text if key_text is not False else None)
+    except (IOError, OSError, ValueError) as exc:
+        module.fail_json(msg='vllm_health: cannot tell where the service of %s listens: %s'
+                         % (params['unit_file'], to_native(exc)))
+    gate.url, gate.name, gate.key = url, name, key
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            url=dict(type='str', required=True),
-            served_model_name=dict(type='str', required=True),
+            url=dict(type='str'),
+            served_model_name=dict(type='str'),
             api_key=dict(type='str', no_log=True),
+            unit_file=dict(type='path'),
+            key_file=dict(type='path', no_log=False),
             unit=dict(type='str'),
             timeout=dict(type='int', default=1800),
             interval=dict(type='float', default=2),
@@ -268,12 +316,15 @@ def main():
             max_tokens=dict(type='int', default=8, no_log=False),
             journal_lines=dict(type='int', default=40),
         ),
+        required_one_of=[('url', 'unit_file'), ('served_model_name', 'unit_file')],
         supports_check_mode=True,
     )
-    key = module.params['api_key'] or ''
-    if any(char in key for char in '\r\n\x00'):
+    gate = Gate(module)
+    if module.params['unit_file']:
+        read_address(module, gate)
+    if any(char in (gate.key or '') for char in '\r\n\x00'):
         module.fail_json(msg='vllm_health: api_key has a line break or NUL byte, which no HTTP header can carry')
-    Gate(module).run()
+    gate.run()
 
 
 if __name__ == '__main__':

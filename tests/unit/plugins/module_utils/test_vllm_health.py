@@ -1,7 +1,10 @@
 """Judging vLLM answers and unit states for the health gate."""
 import json
 
+import pytest
+
 from ansible_collections.ascend.vllm.plugins.module_utils import vllm_health as vh
+from ansible_collections.ascend.vllm.plugins.module_utils.vllm_health import unit_address
 
 
 def test_parse_show():
@@ -116,3 +119,31 @@ def test_no_root_cause_without_the_wrapper_or_without_an_earlier_exception():
     twice = ENGINE_CORE_FAILED + '(EngineCore_DP0 pid=7000) ValueError: later\n' + \
         '(APIServer pid=7001) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}\n'
     assert vh.root_cause(twice) == '(EngineCore_DP0 pid=7000) ValueError: later'
+
+
+# The gate after a rollback asks the restored files where the service listens (a failed port
+# change must not send it to the new port).
+def _unit(argv):
+    from ansible_collections.ascend.vllm.plugins.module_utils.vllm_service import systemd_exec
+    return '[Service]\nExecStartPre=-/usr/bin/podman rm -f vllm-main\nExecStart=%s\nRestart=on-failure\n' % systemd_exec(argv)
+
+
+def test_unit_address_reads_the_restored_venv_unit_and_key_line():
+    unit = _unit(['/usr/bin/numactl', '--physcpubind=0-3', '/opt/vllm/bin/vllm', 'serve', '/models/r1',
+                  '--served-model-name', 'r1', 'r1-alias', '--host', '0.0.0.0', '--port', '8000'])
+    assert unit_address(unit, 'VLLM_API_KEY="sandbox-\\"key\'s\\$0"\n') == (
+        'http://127.0.0.1:8000', 'r1', 'sandbox-"key\'s$0')
+    assert unit_address(unit, None) == ('http://127.0.0.1:8000', 'r1', None)
+
+
+def test_unit_address_reads_the_container_unit_and_the_bare_key():
+    unit = _unit(['/usr/bin/podman', 'run', '--rm', '--name', 'vllm-main', 'quay.io/ascend/vllm-ascend:v0.23.0',
+                  '/bin/bash', '-c', 'exec vllm "$@"', 'vllm', 'serve', '/models/r1', '--host', '10.0.0.5',
+                  '--port=8100'])
+    assert unit_address(unit, 'k$y%1\n') == ('http://10.0.0.5:8100', '/models/r1', 'k$y%1')
+
+
+def test_unit_address_defaults_and_refusal():
+    assert unit_address(_unit(['/v/bin/vllm', 'serve', '/m', '--host', '::1']))[0] == 'http://[::1]:8000'
+    with pytest.raises(ValueError, match='runs no "vllm serve"'):
+        unit_address('[Service]\nExecStart=/bin/true\n')

@@ -11,7 +11,8 @@ GOOD = {
     'profiles': ['deepseek-r1-distill-qwen-7b', 'deepseek-r1-w8a8'], 'profile_repo': 'vllm-ascend/DeepSeek-R1-W8A8',
     'require_api_key': True, 'api_key': 'sandbox-key', 'env': {}, 'model_source': 'huggingface',
     'model_controller_dir': '', 'model_url': '', 'download_parallel': 4, 'download_timeout': 86400,
-    'download_poll': 15, 'model_offline': False, 'modelscope_domain': '',
+    'download_poll': 15, 'model_offline': False, 'modelscope_domain': '', 'port': 8000,
+    'tensor_parallel_size': None, 'data_parallel_size': None,
 }
 
 
@@ -24,6 +25,7 @@ GOOD = {
     {'model_source': 'local'},
     {'model_source': 'modelscope', 'profile_repo': '', 'model_repo': 'org/name'},
     {'restart_sec': 0, 'start_limit_interval': 0, 'start_limit_burst': 1},
+    {'port': '65535', 'tensor_parallel_size': 16, 'data_parallel_size': '2'},
     {'env': {'VLLM_LOGGING_LEVEL': 'DEBUG'}, 'api_key': 'a "quoted" $key\\'},
 ])
 def test_settings_the_role_takes(changes):
@@ -49,11 +51,13 @@ def test_settings_the_role_takes(changes):
     ({'model_profile': 'nope'},
      'vllm_service: vllm_service_model_profile nope is not one of deepseek-r1-distill-qwen-7b, deepseek-r1-w8a8.'),
     ({'api_key': ''},
-     'vllm_service: vllm_service_require_api_key is true but vllm_service_api_key is empty; set it from Ansible Vault '
-     '(ansible-vault encrypt_string --name vllm_service_api_key) or set vllm_service_require_api_key: false.'),
+     'vllm_service: vllm_service_require_api_key is true but vllm_service_api_key is empty; set vllm_service_api_key '
+     'from Ansible Vault (ansible-vault encrypt_string --name vault_vllm_service_api_key, and vllm_service_api_key set '
+     'to that variable as inventories/example does) or set vllm_service_require_api_key: false.'),
     ({'api_key': '   '},
-     'vllm_service: vllm_service_require_api_key is true but vllm_service_api_key is empty; set it from Ansible Vault '
-     '(ansible-vault encrypt_string --name vllm_service_api_key) or set vllm_service_require_api_key: false. '
+     'vllm_service: vllm_service_require_api_key is true but vllm_service_api_key is empty; set vllm_service_api_key '
+     'from Ansible Vault (ansible-vault encrypt_string --name vault_vllm_service_api_key, and vllm_service_api_key set '
+     'to that variable as inventories/example does) or set vllm_service_require_api_key: false. '
      'vllm_service: vllm_service_api_key: the key begins or ends with whitespace, which HTTP clients strip from the '
      'Authorization header. Fix: remove those characters (a key is one line of printable characters; quotes, '
      'backslashes and $ are fine).'),
@@ -79,6 +83,16 @@ def test_settings_the_role_takes(changes):
      'vllm_service_model_source: local, or set vllm_service_model_offline: false; vllm_service_modelscope_domain is '
      'http://127.0.0.1:18080/vllm-hub, but the ModelScope SDK puts https:// in front of it: give a host name with an '
      'optional port (modelscope.example.internal:8443), no scheme or path.'),
+    # The port and sizes, with the texts of the offline preflight (one implementation).
+    ({'port': 70000},
+     'vllm_service: vllm_service_port is 70000, not a TCP port between 1 and 65535. Fix: set vllm_service_port to a '
+     'free port in 1-65535 (vLLM listens on 8000 by default).'),
+    ({'port': 'http', 'tensor_parallel_size': 0, 'data_parallel_size': 'two'},
+     'vllm_service: vllm_service_port is http, not a TCP port between 1 and 65535. Fix: set vllm_service_port to a '
+     'free port in 1-65535 (vLLM listens on 8000 by default). vllm_service: vllm_service_tensor_parallel_size is 0, '
+     'not a whole number of at least 1. Fix: set it to the number of NPUs one model replica spans (1, 2, 4, 8 or 16). '
+     'vllm_service: vllm_service_data_parallel_size is two, not a whole number of at least 1. Fix: set it to the '
+     'number of model replicas (1 without data parallelism).'),
 ])
 def test_each_refusal_is_the_message_the_role_fails_with(changes, message):
     assert ' '.join(vs.settings_problems(dict(GOOD, **changes))) == message

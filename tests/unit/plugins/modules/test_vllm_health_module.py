@@ -74,3 +74,33 @@ def test_a_failure_names_the_root_cause_above_the_quoted_lines(run_module, monke
     failed, result = run_module(vllm_health, {'url': 'http://127.0.0.1:9', 'served_model_name': 'm',
                                               'unit': 'vllm-nonnal.service', 'journal_lines': 40, 'timeout': 5})
     assert failed and 'Root cause' not in result['msg']
+
+
+def test_with_a_unit_file_the_gate_asks_where_the_restored_unit_listens(run_module, monkeypatch, tmp_path):
+    """After a rollback the gate's url, name and key come from the restored files, not the task's values."""
+    from ansible_collections.ascend.vllm.plugins.module_utils.vllm_service import systemd_exec
+    unit = tmp_path / 'vllm-main.service'
+    unit.write_text('[Service]\nExecStart=%s\n' % systemd_exec(
+        ['/opt/vllm/bin/vllm', 'serve', '/models/m', '--served-model-name', 'm', '--host', '0.0.0.0', '--port', '9']))
+    key = tmp_path / 'vllm-main.key'
+    key.write_text('VLLM_API_KEY=old-key\n')
+    asked = []
+    answer = _server(200)
+
+    def recording(url, api_key=None, data=None, timeout=30):
+        asked.append((url, api_key))
+        return answer(url, api_key, data, timeout)
+    monkeypatch.setattr(vllm_health, '_request', recording)
+    failed, result = run_module(vllm_health, {'unit_file': str(unit), 'key_file': str(key)})
+    assert not failed, result
+    assert result['health']['url'] == 'http://127.0.0.1:9'
+    assert asked[0] == ('http://127.0.0.1:9/health', None)
+    assert set(asked[1:]) == {('http://127.0.0.1:9/v1/models', 'old-key'), ('http://127.0.0.1:9/v1/completions', 'old-key')}
+    assert 'old-key' not in str(result)
+    # No key file: no key. No unit file: the module says which file it could not read.
+    asked[:] = []
+    failed, result = run_module(vllm_health, {'unit_file': str(unit), 'key_file': str(tmp_path / 'none')})
+    assert not failed and all(pair[1] is None for pair in asked)
+    failed, result = run_module(vllm_health, {'unit_file': str(tmp_path / 'gone.service')})
+    assert failed and result['msg'].startswith('vllm_health: cannot tell where the service of %s listens: '
+                                               % (tmp_path / 'gone.service'))
