@@ -82,3 +82,21 @@ def test_the_sandbox_playbook_is_test_bed_only(members):
     names = members[1]
     assert 'playbooks/sandbox.yml' not in names
     assert not any(name.startswith('tests/sandbox/') for name in names)
+
+
+def test_an_installed_collection_runs_the_site_playbook_by_name(members, tmp_path):
+    # `ansible-playbook ascend.vllm.site` reads playbooks/site.yml of the installed collection.
+    names = members[1]
+    assert 'playbooks/site.yml' in names
+    site = yaml.safe_load(members[0]['playbooks/site.yml'])
+    stages = [play['ansible.builtin.import_playbook'] for play in site]
+    assert stages[0] == 'preflight.yml' and stages[-1] == 'verify.yml' and 'vllm_service.yml' in stages
+    # The checkout's site.yml is that playbook, not a second list of stages.
+    assert [play['ansible.builtin.import_playbook'] for play in yaml.safe_load((REPO / 'site.yml').read_text())] == [
+        'playbooks/site.yml']
+    playbook = str(Path(sys.executable).parent / 'ansible-playbook')
+    result = subprocess.run([playbook, '--syntax-check', '-i', 'localhost,', 'ascend.vllm.site'], cwd=str(tmp_path),
+                            capture_output=True, text=True, check=False, timeout=300,
+                            env=dict(os.environ, ANSIBLE_NOCOLOR='1', ANSIBLE_COLLECTIONS_PATH=str(REPO / 'collections')))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().endswith('ascend/vllm/playbooks/site.yml')
