@@ -206,6 +206,14 @@ def metric_value(text, name, **labels):
     raise AssertionError("no %s%s in metrics" % (name, labels))
 
 
+def serving_tree(tmp_path, path, text):
+    """A copy of the stand-in serving tree with one file rewritten (another release, another build)."""
+    tree = tmp_path / "serving"
+    shutil.copytree(SERVING, tree, ignore=shutil.ignore_patterns("__pycache__"))
+    (tree / path).write_text(text)
+    return str(tree)
+
+
 def run_to_exit(node, args, env=None, timeout=START_TIMEOUT):
     """Run a server that is expected to refuse to start; returns (rc, output)."""
     server = Server(node, args, env=env)
@@ -594,16 +602,14 @@ def test_without_cann_environment_torch_npu_ends_the_import_of_vllm(node, tmp_pa
 
 
 def test_without_cann_environment_older_releases_cannot_infer_the_device_type(node, tmp_path):
-    tree = tmp_path / "serving"
-    shutil.copytree(SERVING, tree, ignore=shutil.ignore_patterns("__pycache__"))
-    (tree / "vllm" / "_version.py").write_text('__version__ = "0.9.1+sim"\n')
-    rc, out = run_to_exit(node, [node.model], env=node.env(ASCEND_TOOLKIT_HOME=None, PYTHONPATH=str(tree)))
+    tree = serving_tree(tmp_path, "vllm/_version.py", '__version__ = "0.9.1+sim"\n')
+    rc, out = run_to_exit(node, [node.model], env=node.env(ASCEND_TOOLKIT_HOME=None, PYTHONPATH=tree))
     assert rc == 1
     assert out.rstrip().splitlines()[-1] == (
         "RuntimeError: Failed to infer device type, please set the environment variable "
         "`VLLM_LOGGING_LEVEL=DEBUG` to turn on verbose logging to help debug the issue.")
     assert "No platform detected, vLLM is running on UnspecifiedPlatform" in out
-    rc, out = run_to_exit(node, [node.model], env=node.env(ASCEND_TOOLKIT_HOME=None, PYTHONPATH=str(tree),
+    rc, out = run_to_exit(node, [node.model], env=node.env(ASCEND_TOOLKIT_HOME=None, PYTHONPATH=tree,
                                                          VLLM_LOGGING_LEVEL="DEBUG"))
     assert rc == 1
     assert "libhccl.so: cannot open shared object file" in out
@@ -618,10 +624,8 @@ def test_a_build_for_another_chip_stops_the_worker(tmp_path, profile, build, cur
     # vllm_ascend/utils.py check_ascend_device_type (v0.13.0 ... v0.23.0), called by the worker:
     # the wheels PyPI publishes are A2 builds (vllm_ascend/_build_info.py).
     other = Node(tmp_path / "node", profile=profile)
-    tree = tmp_path / "serving"
-    shutil.copytree(SERVING, tree, ignore=shutil.ignore_patterns("__pycache__"))
-    (tree / "vllm_ascend" / "_build_info.py").write_text("__device_type__ = %r\n" % build)
-    rc, out = run_to_exit(other, [other.model], env=other.env(PYTHONPATH=str(tree)))
+    tree = serving_tree(tmp_path, "vllm_ascend/_build_info.py", "__device_type__ = %r\n" % build)
+    rc, out = run_to_exit(other, [other.model], env=other.env(PYTHONPATH=tree))
     assert rc == 1
     assert out.rstrip().splitlines()[-1] == (
         "AssertionError: Current device type: AscendDeviceType.%s does not match the installed version's device "
@@ -631,10 +635,8 @@ def test_a_build_for_another_chip_stops_the_worker(tmp_path, profile, build, cur
 def test_a_build_that_records_no_device_type_is_not_checked(tmp_path):
     # 0.11.0's build info names a SoC only and its worker checks nothing.
     other = Node(tmp_path / "node", profile="a3-9392")
-    tree = tmp_path / "serving"
-    shutil.copytree(SERVING, tree, ignore=shutil.ignore_patterns("__pycache__"))
-    (tree / "vllm_ascend" / "_build_info.py").write_text("__soc_version__ = 'ASCEND910B1'\n")
-    srv = Server(other, [other.model], env=other.env(PYTHONPATH=str(tree)))
+    tree = serving_tree(tmp_path, "vllm_ascend/_build_info.py", "__soc_version__ = 'ASCEND910B1'\n")
+    srv = Server(other, [other.model], env=other.env(PYTHONPATH=tree))
     try:
         srv.wait_health(200)
     finally:
@@ -805,10 +807,8 @@ def test_ray_backend_needs_ray_and_a_reachable_cluster(node, tmp_path):
 
 
 def test_release_0_9_1_uses_the_flat_error_object_and_older_log_line(node, tmp_path):
-    tree = tmp_path / "serving"
-    shutil.copytree(SERVING, tree, ignore=shutil.ignore_patterns("__pycache__"))
-    (tree / "vllm" / "_version.py").write_text('__version__ = "0.9.1+sim"\n')
-    srv = Server(node, [node.model], env=node.env(PYTHONPATH=str(tree)))
+    tree = serving_tree(tmp_path, "vllm/_version.py", '__version__ = "0.9.1+sim"\n')
+    srv = Server(node, [node.model], env=node.env(PYTHONPATH=tree))
     try:
         srv.wait_health(200)
         status, body = post_json(srv, "/v1/completions", {"model": "nope", "prompt": "x"})
