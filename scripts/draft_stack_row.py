@@ -1,11 +1,10 @@
-#!/usr/bin/env python3
 """Draft a row of plugins/module_utils/stack_matrix.py for a vllm-ascend release from what it
 publishes: the wheel's metadata (Requires-Python, the torch / torch-npu / triton-ascend pins), its
 build info (the chip it is built for) and manylinux tag (the glibc it needs), the manylinux tags of
 the pinned torch-npu and torch, and the release's Dockerfiles (CANN, vLLM, Ray, the chips an image
 is built for).
 
-    scripts/draft_stack_row.py 0.30.0rc2 --source DIR [--wheel FILE] [--status rc]
+    python scripts/draft_stack_row.py 0.30.0rc2 --source DIR [--wheel FILE] [--status rc]
 
 DIR holds the release's files: an unpacked sdist (vllm_ascend-<v>.tar.gz) or a checkout of the
 tag. Without --wheel the cp311 aarch64 wheel is downloaded with pip (the machine's configuration,
@@ -139,7 +138,7 @@ def draft(version, wheel, source, status='rc', pick=pip_pick):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
     parser.add_argument('version')
     parser.add_argument('--source', required=True, help='the release files (unpacked sdist or a checkout of the tag)')
     parser.add_argument('--wheel', help='a cp311 wheel of the release (default: downloaded with pip)')
