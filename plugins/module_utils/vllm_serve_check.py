@@ -91,6 +91,18 @@ except Exception as exc:
 ''' % MARKER
 
 
+def container_command(engine, image, volumes=None):
+    """The interpreter of a serving image, as the service's container runs vLLM
+    (vllm_service.container_argv): the driver's read-only mounts, CANN's scripts sourced first
+    (the 310P images' entry point does not), no network; PROGRAM's ``-c`` follows. ``engine`` is
+    ``podman``/``docker`` (in /usr/bin) or a path."""
+    from ansible_collections.ascend.vllm.plugins.module_utils.vllm_service import container_env_script
+
+    program = engine if str(engine).startswith('/') else '/usr/bin/' + str(engine)
+    return ([program, 'run', '--rm', '-i', '--network=none'] + ['--volume=' + volume for volume in volumes or []]
+            + [image, '/bin/bash', '-c', container_env_script() + 'exec python3 "$@"', 'python3'])
+
+
 class CheckError(Exception):
     """The engine's answer cannot be read."""
 

@@ -914,6 +914,12 @@ CONTAINER_KEY_PATH = '/run/secrets/vllm-api-key'
 CONTAINER_ENV_SCRIPTS = ('/usr/local/Ascend/ascend-toolkit/set_env.sh', '/usr/local/Ascend/nnal/atb/set_env.sh')
 
 
+def container_env_script():
+    """The shell words that source the CANN scripts an image has (CONTAINER_ENV_SCRIPTS) before the
+    command: upstream's A2/A3 images do it in their entry point, the 310P images do not."""
+    return 'for f in %s; do if [ -f "$f" ]; then . "$f"; fi; done; ' % ' '.join(CONTAINER_ENV_SCRIPTS)
+
+
 def container_argv(container, engine, shm_size, env_file, key_file=None):
     """The engine's command line for the service's container (``container``: ``{name, image, env,
     devices, volumes}`` of ``container_plan`` and the image). The environment comes from a file
@@ -928,7 +934,7 @@ def container_argv(container, engine, shm_size, env_file, key_file=None):
     argv += ['--env=%s=%s' % (name, value) for name, value in (container.get('env') or {}).items()]
     argv += ['--device=' + device for device in container.get('devices') or []]
     argv += ['--volume=' + volume for volume in container.get('volumes') or []]
-    script = 'for f in %s; do if [ -f "$f" ]; then . "$f"; fi; done; ' % ' '.join(CONTAINER_ENV_SCRIPTS)
+    script = container_env_script()
     if key_file:
         argv.append('--volume=%s:%s:ro' % (key_file, CONTAINER_KEY_PATH))
         script += 'VLLM_API_KEY="$(cat %s)" && export VLLM_API_KEY && ' % CONTAINER_KEY_PATH

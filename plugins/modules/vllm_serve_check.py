@@ -28,12 +28,26 @@ author:
 options:
   command:
     description:
-      - The interpreter to run the check with, as an argument list, for example C([/opt/vllm/venv/bin/python]) or
-        C([/usr/bin/podman, run, --rm, -i, --network=none, IMAGE, python3]). The check program follows as
-        C(-c PROGRAM); the arguments go to its standard input.
+      - The interpreter to run the check with, as an argument list, for example C([/opt/vllm/venv/bin/python]). The
+        check program follows as C(-c PROGRAM); the arguments go to its standard input.
+      - One of O(command) and O(image).
     type: list
     elements: str
-    required: true
+  image:
+    description:
+      - A serving image whose C(python3) runs the check, in a container of O(engine) without network, with
+        O(volumes) mounted and CANN's C(set_env.sh) scripts sourced first, as the service's container runs vLLM.
+      - One of O(command) and O(image).
+    type: str
+  engine:
+    description: The container engine for O(image), C(podman) or C(docker) in C(/usr/bin), or a path.
+    type: str
+    default: podman
+  volumes:
+    description: Read-only mounts (C(host:container:ro)) of the container, the driver's as the service has them.
+    type: list
+    elements: str
+    default: []
   argv:
     description: The command line after C(vllm), starting with C(serve).
     type: list
@@ -67,6 +81,12 @@ EXAMPLES = r'''
     model_config: /var/lib/vllm/models/DeepSeek-R1-Distill-Qwen-7B/config.json
     variables: {tensor-parallel-size: vllm_service_tensor_parallel_size}
   register: serve_check
+
+- name: Check it with the serving image's vLLM
+  ascend.vllm.vllm_serve_check:
+    image: quay.io/ascend/vllm-ascend:v0.23.0
+    volumes: [/usr/local/Ascend/driver/lib64:/usr/local/Ascend/driver/lib64:ro]
+    argv: [serve, /models/DeepSeek-R1-Distill-Qwen-7B, --max-model-len, "32768"]
 '''
 
 RETURN = r'''
@@ -106,17 +126,23 @@ from ansible_collections.ascend.vllm.plugins.module_utils import vllm_serve_chec
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            command=dict(type='list', elements='str', required=True),
+            command=dict(type='list', elements='str'),
+            image=dict(type='str'),
+            engine=dict(type='str', default='podman'),
+            volumes=dict(type='list', elements='str', default=[]),
             argv=dict(type='list', elements='str', required=True),
             environment=dict(type='dict', default={}),
             model_config=dict(type='path'),
             variables=dict(type='dict', default={}),
             timeout=dict(type='int', default=300),
         ),
+        required_one_of=[('command', 'image')],
+        mutually_exclusive=[('command', 'image')],
         supports_check_mode=True,
     )
     params = module.params
-    command = list(params['command'])
+    command = (vc.container_command(params['engine'], params['image'], params['volumes']) if params['image']
+               else list(params['command']))
     if not command:
         module.fail_json(msg='vllm_serve_check: command is empty')
     if os.path.isabs(command[0]) and not os.path.exists(command[0]):

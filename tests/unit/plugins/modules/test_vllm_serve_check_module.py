@@ -52,3 +52,25 @@ def test_an_engine_that_is_not_there(run_module, tmp_path):
     assert failed
     assert result['msg'].startswith("vllm_serve_check: %s -c PROGRAM: vLLM cannot be imported: ModuleNotFoundError: "
                                     "No module named 'vllm' (rc 0)" % sys.executable)
+
+
+def test_an_image_runs_the_check_after_sourcing_cann_as_the_service_does(run_module, tmp_path):
+    # The 310P images' entry point sources no CANN script: the check's shell does, as
+    # vllm_service.container_argv does for the service. A stand-in engine runs the image's command here.
+    engine = tmp_path / 'podman'
+    engine.write_text('#!/bin/sh\nprintf "%s\\n" "$@" > "$0.argv"\nwhile [ "$1" != localhost/ascend/vllm-ascend:t ]; do shift; done\n'
+                      'shift\nexec "$@"\n')
+    engine.chmod(0o755)
+    args = _args(tmp_path, ['--max-model-len', 'lots'], command=None, image='localhost/ascend/vllm-ascend:t',
+                 engine=str(engine), volumes=['/usr/local/Ascend/driver/lib64:/usr/local/Ascend/driver/lib64:ro'])
+    del args['command']
+    failed, result = run_module(vllm_serve_check, args)
+    assert not failed, result
+    assert [p['variable'] for p in result['problems']] == ['vllm_service_extra_args']
+    words = (tmp_path / 'podman.argv').read_text().split('\n')
+    assert words[:6] == ['run', '--rm', '-i', '--network=none',
+                         '--volume=/usr/local/Ascend/driver/lib64:/usr/local/Ascend/driver/lib64:ro',
+                         'localhost/ascend/vllm-ascend:t']
+    assert words[6:8] == ['/bin/bash', '-c'] and words[8].startswith(
+        'for f in /usr/local/Ascend/ascend-toolkit/set_env.sh /usr/local/Ascend/nnal/atb/set_env.sh; do')
+    assert words[8].endswith('exec python3 "$@"') and words[9:11] == ['python3', '-c']
