@@ -133,6 +133,22 @@ def refused_option(error):
     return match.group(1).lstrip('-').replace('_', '-') if match else ''
 
 
+def role_variables(extra_args=None, tensor_parallel_size=None, data_parallel_size=None):
+    """Option -> the vllm_service variable that set it, merged as vllm_service.merge_args merges the
+    layers: a size the inventory set, then each key of vllm_service_extra_args, then the three the
+    role always sets. Options not named are the profile's (``variable_of``)."""
+    found = {}
+    if tensor_parallel_size is not None:
+        found['tensor-parallel-size'] = 'vllm_service_tensor_parallel_size'
+    if data_parallel_size is not None:
+        found['data-parallel-size'] = 'vllm_service_data_parallel_size'
+    for name in extra_args or {}:
+        found[str(name).lstrip('-').replace('_', '-')] = 'vllm_service_extra_args'
+    found.update({'served-model-name': 'vllm_service_served_model_name', 'host': 'vllm_service_host',
+                  'port': 'vllm_service_port'})
+    return found
+
+
 def variable_of(option, variables):
     """The role's variable that set ``option``: ``variables`` maps options to variables (the role's
     own settings and each key of vllm_service_extra_args); everything else is the profile's."""

@@ -18,7 +18,7 @@ description:
     loads a model. Nothing is started, written or loaded.
   - Reads the model's C(config.json) (O(model_config)) and checks the tensor-parallel size vLLM parsed against
     the model's attention heads.
-  - Returns the problems, each with the role variable that set the option (O(variables)); it does not fail on
+  - Returns the problems, each with the role variable that set the option (O(role_settings), O(variables)); it does not fail on
     them, the caller decides. It fails when the engine cannot be run or gives no answer, naming the command,
     its exit status and its error output.
   - Read-only; runs in check mode too. In check mode an engine that is not installed yet, or gives no answer, is
@@ -60,8 +60,15 @@ options:
   model_config:
     description: Path of the model's C(config.json) on the node; not read when missing or not given.
     type: path
+  role_settings:
+    description:
+      - The vllm_service settings that name where an option came from - C(extra_args) (vllm_service_extra_args),
+        C(tensor_parallel_size) and C(data_parallel_size) (set or null) - so a refusal names the variable.
+    type: dict
+    default: {}
   variables:
-    description: Option name (C(max-model-len)) to the role variable that set it; others are the profile's.
+    description: Option name (C(max-model-len)) to the variable that set it, on top of O(role_settings); others are
+      the profile's.
     type: dict
     default: {}
   timeout:
@@ -79,7 +86,7 @@ EXAMPLES = r'''
     argv: [serve, /var/lib/vllm/models/DeepSeek-R1-Distill-Qwen-7B, --tensor-parallel-size, "4", --port, "8000"]
     environment: {ASCEND_TOOLKIT_HOME: /usr/local/Ascend/ascend-toolkit/latest}
     model_config: /var/lib/vllm/models/DeepSeek-R1-Distill-Qwen-7B/config.json
-    variables: {tensor-parallel-size: vllm_service_tensor_parallel_size}
+    role_settings: {extra_args: {}, tensor_parallel_size: 4}
   register: serve_check
 
 - name: Check it with the serving image's vLLM
@@ -133,6 +140,7 @@ def main():
             argv=dict(type='list', elements='str', required=True),
             environment=dict(type='dict', default={}),
             model_config=dict(type='path'),
+            role_settings=dict(type='dict', default={}),
             variables=dict(type='dict', default={}),
             timeout=dict(type='int', default=300),
         ),
@@ -141,6 +149,10 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
+    settings = params['role_settings'] or {}
+    variables = vc.role_variables(settings.get('extra_args'), settings.get('tensor_parallel_size'),
+                                  settings.get('data_parallel_size'))
+    variables.update(params['variables'] or {})
     command = (vc.container_command(params['engine'], params['image'], params['volumes']) if params['image']
                else list(params['command']))
     if not command:
@@ -167,7 +179,7 @@ def main():
     where = 'vLLM %s' % result.get('version') if result.get('version') else 'vLLM'
     if not result.get('ok'):
         option = vc.refused_option(result.get('error'))
-        problems.append({'what': result.get('error') or 'refused', 'variable': vc.variable_of(option, params['variables'])
+        problems.append({'what': result.get('error') or 'refused', 'variable': vc.variable_of(option, variables)
                          if option else 'vllm_service_extra_args'})
     else:
         config = None
@@ -178,7 +190,7 @@ def main():
                     config = json.load(handle)
             except (IOError, OSError, ValueError) as exc:
                 module.fail_json(msg='vllm_serve_check: cannot read %s: %s' % (path, to_native(exc)))
-        problems.extend(vc.parallel_problems(config, result.get('values'), params['variables']))
+        problems.extend(vc.parallel_problems(config, result.get('values'), variables))
     module.exit_json(changed=False, checked=True, version=result.get('version') or '', problems=problems,
                      message=vc.message(problems, where) if problems else '')
 

@@ -90,3 +90,13 @@ def test_an_import_error_while_the_parser_is_built_is_the_engine_s_environment(t
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60, check=False)
     with pytest.raises(vc.CheckError, match='^vLLM cannot be imported: ImportError: libhccl.so: cannot open shared object file$'):
         vc.engine_result(done.stdout)
+
+
+def test_the_role_variable_of_each_option_follows_the_merge_order():
+    found = vc.role_variables({'max_model_len': 'lots', '--dtype': 'float7', 'port': 1}, 3, None)
+    assert found == {'tensor-parallel-size': 'vllm_service_tensor_parallel_size',
+                     'max-model-len': 'vllm_service_extra_args', 'dtype': 'vllm_service_extra_args',
+                     # The role's own three come last, as vllm_service.merge_args layers them.
+                     'port': 'vllm_service_port', 'host': 'vllm_service_host',
+                     'served-model-name': 'vllm_service_served_model_name'}
+    assert vc.variable_of('tp', vc.role_variables(None, None, None)) == 'vllm_service_model_profile'
