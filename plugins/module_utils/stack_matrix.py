@@ -324,7 +324,12 @@ RELEASES = [
         # "Please upgrade Ascend HDK to 25.5.1 or later"). Every profile but the 310P one captures
         # graphs, so it is a minimum: preflight refuses an older driver.
         'driver_min': '25.5.1',
-        'driver_recommended': '25.5.1',
+        # The HDK upstream validates this release with: release_hdk_version "26.0.RC1" beside
+        # release_vllm_ascend_version 0.23.0 and release_cann_version 9.1.0 in vllm-ascend's
+        # mkdocs.yml (as published in the v0.30.0rc2 sdist); CANN 9.1.0's release notes
+        # (hiascend.com CANNCommunityEdition 9.1.0 release-notes.md) match it to HDK 26.0.RC1 and
+        # list 25.5.X as compatible, so 25.5.1 .. 26.0.rc1 warns and below 25.5.1 is refused.
+        'driver_recommended': '26.0.rc1',
         'notes': 'triton-ascend is not installed on 310P; graph mode needs HDK 25.5.1 or newer.',
     },
     {
@@ -365,9 +370,52 @@ RELEASES = [
             '310p': 'experimental',
         },
         'driver_min': '25.5.1',
-        'driver_recommended': '25.5.1',
+        'driver_recommended': '26.0.rc1',
         'notes': 'Opt-in post release of 0.23.0; its wheel (Ascend pip mirror) serves A2 only, A3 and 310P take '
                  'the container method.',
+    },
+    {
+        # v0.30.0rc2, the newest release candidate (PyPI publishes its sdist only; drafted with
+        # scripts/draft_stack_row.py from that sdist). Its PKG-INFO pins torch 2.10.0, torch-npu
+        # 2.10.0.post4, torchvision 0.25.0, torchaudio 2.10.0 and triton-ascend 3.2.2 and asks
+        # Python >= 3.10; its Dockerfile, Dockerfile.a3, Dockerfile.310p and Dockerfile.a5 build
+        # vLLM v0.30.0 on CANN 9.2.0 (base image tag 9.2.0_20260930220649) with
+        # ray>=2.47.1,<=2.48.0 and Python 3.12; docs/source/community/versioning_policy.md gives
+        # Python ">= 3.10, < 3.13" and CANN 9.2.0 for the v0.30.0rc1 line. Its installation guide
+        # says the pip route (Ascend pip mirror) "currently supports only A2 builds". vLLM 0.30.0
+        # pins torch 2.13.0, torchvision 0.28.0, torchaudio 2.11.0 and humming-kernels 0.1.12
+        # (which wants the CUDA triton): the same pip check conflicts as 0.23.0. Opt-in (status rc);
+        # the Ascend 950 image (Dockerfile.a5) is listed, the chip itself is not supported here.
+        'release': '0.30.0rc2',
+        'status': 'rc',
+        'vllm': '0.30.0',
+        'vllm_ascend': '0.30.0rc2',
+        'python_min': '3.10',
+        'python_max': '3.12',
+        'cann': '9.2.0',
+        'torch': '2.10.0',
+        'torch_npu': '2.10.0.post4',
+        'torch_npu_source': 'pypi',
+        'triton_ascend': '3.2.2',
+        'triton_ascend_excluded_chips': ['310p'],
+        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'vllm -> torchaudio',
+                               'humming-kernels -> triton (missing)', 'xgrammar -> triton (missing, x86_64)'],
+        'pip_indexes': {'ascend-mirror': ['vllm-ascend==0.30.0rc2', 'triton-ascend==3.2.2']},
+        'image_chips': ['910b', '910_93', '310p', '950dt'],
+        'wheel_chips': ['910b'],
+        'binds_cpus_on': ['aarch64'],
+        'ray': '2.48.0',
+        'glibc': {'torch-npu': '2.28', 'torch': '2.28'},
+        'chips': {
+            '910b': 'experimental',
+            '910_93': 'experimental',
+            '310p': 'experimental',
+        },
+        'driver_min': '25.5.1',
+        # No HDK is named for CANN 9.2.0; the newest upstream names (mkdocs.yml release_hdk_version).
+        'driver_recommended': '26.0.rc1',
+        'notes': 'Opt-in release candidate (CANN 9.2.0, vLLM 0.30.0); its wheel (Ascend pip mirror) serves A2 '
+                 'only, A3 and 310P take the container method.',
     },
 ]
 
@@ -375,7 +423,7 @@ RELEASES = [
 DEFAULT_RELEASE = '0.23.0'
 
 # The NPU driver (Ascend HDK) installed when neither npu_driver_version nor
-# ascend_stack_overrides.driver names one: the newest final HDK release the collection is tested
-# with (its firmware is 7.8.0.7.220), at least the 25.5.1 the default release recommends. One
-# place, read by preflight and npu_driver alike.
-DEFAULT_DRIVER = '25.5.2'
+# ascend_stack_overrides.driver names one: the HDK upstream validates the default release with
+# (26.0.RC1, see the 0.23.0 row; its firmware is 9.0.0.0.205), at least every row's
+# driver_recommended. One place, read by preflight and npu_driver alike.
+DEFAULT_DRIVER = '26.0.rc1'

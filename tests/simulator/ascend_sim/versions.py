@@ -164,6 +164,20 @@ CANN = [
         "atb_default_abi": 1,
         "recommended_driver": "25.5.2",
     },
+    {
+        # vllm-ascend v0.30.0rc2's Dockerfiles (CANN_VERSION 9.2.0_20260930220649); the fields
+        # without a published version.info are 9.1.0's layout.
+        "version": "9.2.0",
+        "vllm_ascend": "0.30.0rc2",
+        "toolkit_version": "9.2.0",
+        "timestamp": "20260930_220649000",
+        "innerversion": "V100R001C31B001",
+        "compatible_version": "[V100R001C21],[V100R001C23],[V100R001C25],[V100R001C30]",
+        "layout": "cann_dir",
+        "chip_pkg": "ops",
+        "atb_default_abi": 1,
+        "recommended_driver": "26.0.rc1",
+    },
 ]
 
 # Values filled in without a published version.info to read them from.
@@ -177,6 +191,7 @@ INFERRED = {
     "cann:8.3.RC2": ["toolkit_version", "timestamp", "innerversion"],
     "cann:8.5.1": ["toolkit_version", "timestamp", "innerversion"],
     "cann:9.1.0": ["timestamp", "innerversion", "compatible_version"],
+    "cann:9.2.0": ["innerversion", "compatible_version"],
 }
 
 KINDS = ("driver", "firmware", "toolkit", "kernels", "ops", "nnal")

@@ -74,7 +74,7 @@ def test_validate_renders_the_survey_specs_awx_expects():
     assert site['name'] == 'ascend.vllm site'
     release = [q for q in site['spec'] if q['variable'] == 'ascend_stack_release'][0]
     # every release of the stack matrix, newline separated as AWX stores them
-    assert release['choices'].split('\n') == ['0.9.1', '0.11.0', '0.13.0', '0.18.0', '0.23.0', '0.23.0.post1']
+    assert release['choices'].split('\n') == ['0.9.1', '0.11.0', '0.13.0', '0.18.0', '0.23.0', '0.23.0.post1', '0.30.0rc2']
     assert release['default'] == '0.23.0'
     assert release['type'] == 'multiplechoice' and release['required'] is True
     assert release['question_description'] == release['question_name']

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[3]
-VENDOR = ['Ascend-hdk-910b-npu-driver_25.5.2_linux-aarch64.run', 'Ascend-hdk-910b-npu-firmware_7.8.0.7.220.run',
+VENDOR = ['Ascend-hdk-910b-npu-driver_26.0.rc1_linux-aarch64.run', 'Ascend-hdk-910b-npu-firmware_9.0.0.0.205.run',
           'Ascend-cann-toolkit_9.1.0_linux-aarch64.run', 'Ascend-cann-910b-ops_9.1.0_linux-aarch64.run',
           'Ascend-cann-nnal_9.1.0_linux-aarch64.run']
 MODEL = {'config.json': b'{"model_type": "qwen2"}\n', 'weights/model-00001.safetensors': b'w' * 4096}

@@ -49,10 +49,18 @@ def test_the_0_23_0_row_is_drafted_from_its_published_files(tmp_path):
     assert row['pip_check_expected'].startswith('TODO')
 
 
-def test_an_sdist_only_release_takes_the_pins_of_its_pkg_info(tmp_path):
-    (tmp_path / 'PKG-INFO').write_text('Requires-Python: >=3.10\nRequires-Dist: torch==2.10.0\n'
-                                       'Requires-Dist: torch-npu==2.10.0.post4\n')
+def test_the_0_30_0rc2_row_is_drafted_from_its_sdist(tmp_path):
+    # PyPI publishes 0.30.0rc2 as an sdist only: the pins come from its PKG-INFO (the committed copy),
+    # CANN / vLLM / Ray / Python and the image chips from its Dockerfiles (the lines the script reads).
+    (tmp_path / 'PKG-INFO').write_text((METADATA / 'vllm-ascend-0.30.0rc2.txt').read_text())
+    (tmp_path / 'Dockerfile').write_text('ARG CANN_VERSION="9.2.0_20260930220649"\nFROM ${CANN_QUAY_URL}:'
+                                         '${CANN_VERSION}-910b-ubuntu22.04-py3.12\nARG VLLM_TAG=v0.30.0\n'
+                                         "RUN python3 -m pip install 'modelscope<1.38' 'ray>=2.47.1,<=2.48.0'\n")
+    for suffix in ('.a3', '.310p', '.a5'):
+        (tmp_path / ('Dockerfile' + suffix)).write_text('FROM scratch\n')
     row = draft_stack_row.draft('0.30.0rc2', None, str(tmp_path), pick=lambda req, dest: tags().get(req, 'x.whl'))
-    assert (row['torch'], row['torch_npu'], row['python_min']) == ('2.10.0', '2.10.0.post4', '3.10')
+    want = [r for r in stack_matrix.RELEASES if r['release'] == '0.30.0rc2'][0]
+    for key in ('release', 'status', 'vllm', 'vllm_ascend', 'python_min', 'python_max', 'cann', 'torch', 'torch_npu',
+                'triton_ascend', 'image_chips', 'ray', 'glibc'):
+        assert row[key] == want[key], key
     assert row['wheel_chips'].startswith('TODO: PyPI publishes no wheel')
-    assert row['glibc'] == {'torch-npu': '2.28', 'torch': '2.28'}

@@ -119,6 +119,7 @@ GRAPHS = {
     '0.18.0': '{"cudagraph_capture_sizes":[4,16,32,48,64], "cudagraph_mode": "FULL_DECODE_ONLY"}',
     '0.23.0': '{"cudagraph_mode": "FULL_DECODE_ONLY"}',
     '0.23.0.post1': '{"cudagraph_mode": "FULL_DECODE_ONLY"}',
+    '0.30.0rc2': '{"cudagraph_mode": "FULL_DECODE_ONLY"}',
 }
 
 
@@ -131,6 +132,12 @@ def test_w8a8_profiles_follow_each_release_s_tutorial(name, release):
     else:
         assert args['compilation-config'] == GRAPHS[release]
         assert '"num_speculative_tokens"' in args['speculative-config'] and 'mtp' in args['speculative-config']
+    # 0.30.0rc2 turns balance scheduling on in the additional config; its environment variable is
+    # deprecated there.
+    balance = 'enable_balance_scheduling' in args.get('additional-config', '')
+    assert balance == (release == '0.30.0rc2')
+    if balance:
+        assert 'VLLM_ASCEND_BALANCE_SCHEDULING' not in serve_env(name, '910_93', release)
 
 
 def test_a_post_release_takes_its_base_release_s_entry():
@@ -155,7 +162,9 @@ def test_w8a8_environment_follows_each_release_s_tutorial(name, release):
     assert (env.get('VLLM_ASCEND_ENABLE_MLAPO') == '1') == (release == '0.13.0')
     old = release in ('0.9.1', '0.11.0')
     for key in ('VLLM_ASCEND_BALANCE_SCHEDULING', 'HCCL_INTRA_PCIE_ENABLE', 'HCCL_INTRA_ROCE_ENABLE'):
-        assert (key in env) is not old, (key, env)
+        # 0.30.0rc2 turns balance scheduling on in its additional config instead.
+        absent = old or (key == 'VLLM_ASCEND_BALANCE_SCHEDULING' and release == '0.30.0rc2')
+        assert (key in env) is not absent, (key, env)
     assert env['OMP_NUM_THREADS'] == {'0.9.1': '100', '0.11.0': '10'}.get(release, '1')
 
 

@@ -63,15 +63,16 @@ def test_package_filename_spells_the_vendor_names(kind, version, chip, arch, nam
 
 def test_chip_package_is_kernels_up_to_8_3_and_ops_from_8_5():
     kinds = {entry["version"]: versions.chip_package_kind(entry["version"]) for entry in versions.CANN}
-    assert kinds == {"8.2.RC1": "kernels", "8.3.RC2": "kernels", "8.5.0": "ops", "8.5.1": "ops", "9.1.0": "ops"}
+    assert kinds == {"8.2.RC1": "kernels", "8.3.RC2": "kernels", "8.5.0": "ops", "8.5.1": "ops", "9.1.0": "ops",
+                     "9.2.0": "ops"}
     with pytest.raises(ValueError, match="ships a 'ops' package"):
         versions.package_filename("kernels", "8.5.0")
 
 
 def test_catalogue_covers_the_stack_matrix_and_pairs_drivers_with_firmware():
     data = versions.catalogue()
-    assert [c["version"] for c in data["cann"]] == ["8.2.RC1", "8.3.RC2", "8.5.0", "8.5.1", "9.1.0"]
-    assert [c["vllm_ascend"] for c in data["cann"]] == ["0.9.1", "0.11.0", "0.13.0", "0.18.0", "0.23.0"]
+    assert [c["version"] for c in data["cann"]] == ["8.2.RC1", "8.3.RC2", "8.5.0", "8.5.1", "9.1.0", "9.2.0"]
+    assert [c["vllm_ascend"] for c in data["cann"]] == ["0.9.1", "0.11.0", "0.13.0", "0.18.0", "0.23.0", "0.30.0rc2"]
     drivers = {d["version"]: d for d in data["drivers"]}
     assert any(v.startswith("24.1.") for v in drivers) and any(v.startswith("25.5.") for v in drivers)
     assert any(v.startswith("26.") for v in drivers)

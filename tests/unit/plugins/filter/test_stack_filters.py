@@ -85,13 +85,13 @@ def test_stack_hdk_packages(version, chip, arch, firmware, driver, firmware_file
 
 
 def test_the_default_driver_has_a_known_firmware():
-    assert FILTERS['stack_hdk_packages'](resolve_stack()['driver_target'], '910b', 'aarch64')['firmware_version'] == '7.8.0.7.220'
+    assert FILTERS['stack_hdk_packages'](resolve_stack()['driver_target'], '910b', 'aarch64')['firmware_version'] == '9.0.0.0.205'
 
 
 def test_stack_matrix():
     whole = FILTERS['stack_matrix']('all')
     assert whole == FILTERS['stack_matrix'](None) == FILTERS['stack_matrix']('')
-    assert [row['release'] for row in whole['releases']] == ['0.9.1', '0.11.0', '0.13.0', '0.18.0', '0.23.0', '0.23.0.post1']
+    assert [row['release'] for row in whole['releases']] == ['0.9.1', '0.11.0', '0.13.0', '0.18.0', '0.23.0', '0.23.0.post1', '0.30.0rc2']
     assert FILTERS['stack_matrix']('0.13.0')['driver_recommended'] == '25.5'
     with pytest.raises(AnsibleFilterError, match='unknown release'):
         FILTERS['stack_matrix']('0.1.0')

@@ -13,7 +13,7 @@ STACK = stack_utils.resolve_stack('0.23.0')
 PACKAGES = list(stack_utils.package_names(STACK, '910b', 'x86_64').values())
 CHIPS = [{'npu_id': n, 'chip_id': 0, 'health': 'OK'} for n in range(8)]
 NPU = {'present': True, 'npu_count': 8, 'chip_count': 8, 'chips': CHIPS, 'processes': [], 'npu_smi_error': None,
-       'driver_version': '25.5.2', 'npu_smi_version': '25.5.2', 'soc_version': 'Ascend910B3',
+       'driver_version': '26.0.rc1', 'npu_smi_version': '26.0.rc1', 'soc_version': 'Ascend910B3',
        'pci_functions': [{'bus_id': '0000:c1:00.0', 'device': '0xd802', 'family': '910b'}]}
 PLAN_INPUT = {'stack': STACK, 'node_facts_error': '', 'npu': NPU, 'architecture': 'x86_64',
               'npu_driver_version': None, 'npu_driver_version_defined': False, 'ascend_stack_overrides': {},
@@ -77,8 +77,8 @@ def test_a_healthy_host_passes_every_check():
 def test_plan_of_a_node_without_a_driver():
     npu = dict(NPU, driver_version='', npu_smi_version='', present=True)
     plan = pc.host_plan(dict(PLAN_INPUT, npu=npu))
-    assert plan['driver_planned'] and not plan['upgrade_planned'] and plan['driver_target'] == '25.5.2'
-    assert plan['driver_target_variable'] == 'npu_driver_version (default 25.5.2)'
+    assert plan['driver_planned'] and not plan['upgrade_planned'] and plan['driver_target'] == '26.0.rc1'
+    assert plan['driver_target_variable'] == 'npu_driver_version (default 26.0.rc1)'
     assert plan['cann_sums_url'] == 'http://mirror.test/ascend/SHA256SUMS' and plan['package_names'] == PACKAGES
     assert plan['read_python'] and not plan['read_clock']
 
@@ -166,7 +166,7 @@ def test_headers_os_prerequisites_will_install_pass_with_that_said():
 def test_headers_not_needed_without_a_driver_change():
     result = run_host(read_changes={'headers_found': []})['kernel_headers']
     assert result['status'] == 'not_applicable'
-    assert result['detail'] == 'no driver install or upgrade is planned (driver 25.5.2 installed)'
+    assert result['detail'] == 'no driver install or upgrade is planned (driver 26.0.rc1 installed)'
 
 
 def test_disk_space_adds_up_paths_on_one_file_system():
@@ -284,7 +284,7 @@ def test_npu_health_and_force():
 def test_npu_health_unknown_while_the_driver_does_not_answer():
     npu = dict(NPU, npu_smi_version='')
     result = run_host(plan_changes={'npu': npu})['npu_health']
-    assert result['warnings'] == ['NPU driver 25.5.2 is installed but npu-smi cannot read the NPUs (a reboot may be '
+    assert result['warnings'] == ['NPU driver 26.0.rc1 is installed but npu-smi cannot read the NPUs (a reboot may be '
                                   'pending); their health is unknown']
 
 
@@ -293,10 +293,10 @@ def test_processes_block_a_driver_upgrade():
                                                         {'pid': 4243, 'name': None, 'npu_id': 1}])
     result = run_host(plan_changes={'npu': npu})['npu_processes']
     assert result['problems'] == [pc.problem(
-        '2 process(es) use the NPUs and the upgrade from driver 25.5.0 to 25.5.2 needs them stopped: PID 4242 (vllm) on '
-        'NPU 0, PID 4243 () on NPU 1', 'ansible_facts.ascend_npu.processes, npu_driver_version (default 25.5.2)',
+        '2 process(es) use the NPUs and the upgrade from driver 25.5.0 to 26.0.rc1 needs them stopped: PID 4242 (vllm) on '
+        'NPU 0, PID 4243 () on NPU 1', 'ansible_facts.ascend_npu.processes, npu_driver_version (default 26.0.rc1)',
         'stop the services using the NPUs (e.g. systemctl stop the vLLM service) in a maintenance window, or keep '
-        'driver 25.5.0 (npu_driver_version (default 25.5.2))')]
+        'driver 25.5.0 (npu_driver_version (default 26.0.rc1))')]
 
 
 def test_driver_version_below_minimum_and_recommended():

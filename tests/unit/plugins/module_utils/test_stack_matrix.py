@@ -39,6 +39,9 @@ PUBLISHED = [
      {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'}),
     ('0.23.0.post1', '0.23.0', ('3.10', '3.12'), '9.1.0', '2.10.0', '2.10.0.post4', 'pypi', '3.2.2',
      {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'}),
+    # the newest release candidate (opt-in): versioning_policy.md's v0.30.0rc1 line, its sdist's pins
+    ('0.30.0rc2', '0.30.0', ('3.10', '3.12'), '9.2.0', '2.10.0', '2.10.0.post4', 'pypi', '3.2.2',
+     {'910b': 'experimental', '910_93': 'experimental', '310p': 'experimental'}),
 ]
 
 
@@ -65,17 +68,18 @@ def test_row_matches_published_table(entry):
     assert row['triton_ascend'] == triton
     assert row['chips'] == chips
     # upstream's versioning policy: "v0.23.0 post release, v0.23.0.post1" (opt-in here)
-    assert row['status'] == ('post' if release == '0.23.0.post1' else 'final')
+    assert row['status'] == {'0.23.0.post1': 'post', '0.30.0rc2': 'rc'}.get(release, 'final')
     # Graph modes of 0.23.0 need HDK 25.5.1 (its release notes, vllm-ascend PR #10555): a minimum.
-    assert row['driver_min'] == ('25.5.1' if release.startswith('0.23.0') else None)
+    assert row['driver_min'] == ('25.5.1' if release.startswith(('0.23.0', '0.30.0')) else None)
 
 
 def test_driver_advice():
     assert _row('0.13.0')['driver_recommended'] == '25.5'
-    # vllm-ascend v0.23.0 release notes: graph mode beyond the old stream budget wants HDK 25.5.1+.
-    assert _row('0.23.0')['driver_recommended'] == '25.5.1'
+    # vllm-ascend's documented release stack (mkdocs.yml release_hdk_version) and CANN 9.1.0's
+    # release notes: HDK 26.0.RC1.
+    assert _row('0.23.0')['driver_recommended'] == '26.0.rc1'
     assert [row['release'] for row in stack_matrix.RELEASES if row['driver_recommended']] == [
-        '0.13.0', '0.23.0', '0.23.0.post1']
+        '0.13.0', '0.23.0', '0.23.0.post1', '0.30.0rc2']
 
 
 def test_default_driver_meets_every_recommendation():

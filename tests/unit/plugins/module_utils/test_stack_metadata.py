@@ -19,11 +19,11 @@ from ansible_collections.ascend.vllm.plugins.module_utils.pip_check import canon
 from ansible_collections.ascend.vllm.plugins.module_utils.stack import resolve_stack
 
 METADATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'fixtures', 'metadata')
-# Final and post releases: the ones with published packages (release candidates are opt-in extras).
-FINAL_ROWS = [row for row in stack_matrix.RELEASES if row['status'] in ('final', 'post')]
+# Every row: finals, post releases and the opt-in release candidate all have published packages.
+FINAL_ROWS = list(stack_matrix.RELEASES)
 # vllm-ascend versions PyPI publishes as an sdist only (no wheel): their committed copy is the
 # sdist's PKG-INFO, and a row pins them from another index.
-SDIST_ONLY = {'0.23.0.post1'}
+SDIST_ONLY = {'0.23.0.post1', '0.30.0rc2'}
 
 
 def published(name, version, arch=None):

@@ -51,7 +51,7 @@ def test_release_spellings(spelling):
 
 def test_unknown_release_lists_known_ones():
     assert _error('0.20.0') == ("ascend_stack_release: unknown release '0.20.0'; known releases: "
-                                "0.9.1, 0.11.0, 0.13.0, 0.18.0, 0.23.0, 0.23.0.post1")
+                                "0.9.1, 0.11.0, 0.13.0, 0.18.0, 0.23.0, 0.23.0.post1, 0.30.0rc2")
 
 
 def test_release_must_be_a_string():
@@ -248,10 +248,10 @@ def test_driver_below_recommended_warns_above_minimum():
     stack = resolve_stack('0.23.0', {'driver': '25.5'}, matrix=_matrix_with_driver_min('25.5.0'))
     assert stack['listed'] is True
     assert stack['warnings'] == [
-        'ascend_stack_overrides: driver=25.5 is older than driver 25.5.1, recommended for vllm_ascend 0.23.0']
+        'ascend_stack_overrides: driver=25.5 is older than driver 26.0.rc1, recommended for vllm_ascend 0.23.0']
 
 
-@pytest.mark.parametrize('driver', ['25.5.1', '25.5.2', '26.1.rc1'])
+@pytest.mark.parametrize('driver', ['26.0.rc1', '26.1.rc1'])
 def test_driver_at_or_above_minimum(driver):
     stack = resolve_stack('0.23.0', {'driver': driver}, matrix=_matrix_with_driver_min('25.5.0'))
     assert stack['listed'] is True
@@ -291,7 +291,9 @@ def test_driver_check_levels():
     assert driver_check('0.13.0', '25.5.0') == ('ok', 'NPU driver 25.5.0 is suitable for vllm-ascend 0.13.0')
     assert driver_check('0.23.0', '25.5.0') == (
         'below_minimum', 'NPU driver 25.5.0 is older than 25.5.1, the minimum for vllm-ascend 0.23.0')
-    assert driver_check('0.23.0', '25.5.1')[0] == 'ok'
+    # 25.5.1 .. 26.0.rc1 (the HDK upstream validates 0.23.0 with) warns.
+    assert driver_check('0.23.0', '25.5.1')[0] == 'below_recommended'
+    assert driver_check('0.23.0', '26.0.rc1')[0] == 'ok'
     assert driver_check('0.18.0', '23.0.3')[0] == 'ok'
     assert driver_check('0.23.0', None) == ('unknown', 'no NPU driver version to check against vllm-ascend 0.23.0')
     stack = resolve_stack('0.23.0', matrix=_matrix_with_driver_min('25.0.rc1'))
@@ -317,7 +319,7 @@ def test_shared_values_are_joined():
     # pretend 0.18.0 shares torch 2.10.0 with 0.23.0 and its post release
     _row_of(rows, '0.18.0')['torch'] = _row_of(rows, '0.23.0')['torch']
     message = _error('0.13.0', {'torch': '2.10.0'}, matrix=rows)
-    assert '(0.13.0 needs torch 2.8.0; torch 2.10.0 belongs to vllm_ascend 0.18.0, 0.23.0 or 0.23.0.post1)' in message
+    assert '(0.13.0 needs torch 2.8.0; torch 2.10.0 belongs to vllm_ascend 0.18.0, 0.23.0, 0.23.0.post1 or 0.30.0rc2)' in message
 
 
 # ---------------------------------------------------------------------------------------------
@@ -481,7 +483,7 @@ def test_image_follows_overridden_vllm_ascend():
 def test_matrix_data_is_a_copy():
     data = matrix_data()
     assert data['default_release'] == '0.23.0'
-    assert [row['release'] for row in data['releases']] == ['0.9.1', '0.11.0', '0.13.0', '0.18.0', '0.23.0', '0.23.0.post1']
+    assert [row['release'] for row in data['releases']] == ['0.9.1', '0.11.0', '0.13.0', '0.18.0', '0.23.0', '0.23.0.post1', '0.30.0rc2']
     assert data['unsupported_chip_families']['910']['reason']
     data['releases'][0]['cann'] = 'changed'
     data['image']['chip_suffixes']['910b'] = '-changed'
@@ -490,6 +492,6 @@ def test_matrix_data_is_a_copy():
 
 
 def test_driver_target_is_the_override_else_the_collection_default():
-    assert resolve_stack('0.23.0')['driver_target'] == '25.5.2'
+    assert resolve_stack('0.23.0')['driver_target'] == '26.0.rc1'
     assert resolve_stack('0.23.0')['driver'] is None
     assert resolve_stack('0.23.0', {'driver': '26.0.rc1'})['driver_target'] == '26.0.rc1'
