@@ -44,10 +44,10 @@ def monitoring_scrape_configs(file_sd_dir, scrape_interval='15s'):
 
 
 def monitoring_exporter_plan(address, architecture, install_path, install_dir, npu_exporter_port=None,
-                             node_exporter_port=None, update_time=5, version=None):
+                             node_exporter_port=None, update_time=5, version=None, metrics_off=()):
     return _call(mon.exporter_plan, address, architecture, install_path, install_dir,
                  _or(npu_exporter_port, 'NPU_EXPORTER_PORT'), _or(node_exporter_port, 'NODE_EXPORTER_PORT'),
-                 update_time, _or(version, 'NPU_EXPORTER_VERSION'))
+                 update_time, _or(version, 'NPU_EXPORTER_VERSION'), metrics_off)
 
 
 def monitoring_dashboard(title='Ascend vLLM fleet', uid=None):

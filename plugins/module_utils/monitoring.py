@@ -41,6 +41,19 @@ NODE_EXPORTER_PORT = 9100
 # Ascend-mindxdl-npu-exporter_<version>_linux-<uname -m>.zip (Ascend/mind-cluster releases), holding
 # the program and its metricConfiguration.json / pluginConfiguration.json.
 NPU_EXPORTER_VERSION = '26.0.0'
+# Where that release reads its metric groups and plugins: fixed paths, no flag
+# (component/npu-exporter/collector/config/metrics_config.go PresetConfigPath / PluginConfigPath at
+# v26.0.0 and v26.0.1; v26.1.0 moved them to /user/mind-cluster/npu-exporter-config/). The copies in
+# the release's zip are never read. A missing file means the built-in defaults (every group on);
+# a file that is not valid JSON is logged and leaves no group at all (initConfiguration returns
+# before filling the list), so the role writes both files itself.
+NPU_EXPORTER_CONFIG = {'metrics': '/usr/local/metricConfiguration.json',
+                       'plugins': '/usr/local/pluginConfiguration.json'}
+# The metric groups of that release, in the order of its build/metricConfiguration.json (all "ON"),
+# and its build/pluginConfiguration.json's plugin groups.
+NPU_EXPORTER_GROUPS = ('ddr', 'hccs', 'npu', 'network', 'network-npu', 'pcie', 'roce', 'sio', 'vnpu', 'version',
+                       'optical', 'hbm', 'ub', 'optical-npu')
+NPU_EXPORTER_PLUGINS = (('text', 'ON'), ('MyPlugin', 'OFF'))
 NPU_EXPORTER_ARCHES = ('x86_64', 'aarch64')
 # npu-exporter's default -logFile (cmd/npu-exporter/main.go); its directory is the unit's only writable path.
 NPU_EXPORTER_LOG = '/var/log/mindx-dl/npu-exporter/npu-exporter.log'
@@ -250,15 +263,22 @@ def scrape_configs(file_sd_dir, scrape_interval='15s'):
             for job in ('vllm', 'npu_exporter', 'node_exporter')]
 
 
+def _groups_json(groups):
+    return '[\n%s\n]\n' % ',\n'.join('  {"metricsGroup": "%s", "state": "%s"}' % group for group in groups)
+
+
 def exporter_plan(address, architecture, install_path, install_dir, npu_exporter_port=NPU_EXPORTER_PORT,
-                  node_exporter_port=NODE_EXPORTER_PORT, update_time=5, version=NPU_EXPORTER_VERSION):
+                  node_exporter_port=NODE_EXPORTER_PORT, update_time=5, version=NPU_EXPORTER_VERSION,
+                  metrics_off=()):
     """How the two exporters run on one node.
 
     npu-exporter listens on one IP address (its ``-ip`` takes no host name and refuses an empty
     one) and loads the driver's libdcmi.so through LD_LIBRARY_PATH (<install_path>/driver/lib64/
     driver and common); node_exporter gets the same address, the systemd collector and its
-    restart counter (the rules read both). -> {'address', 'npu_exporter': {package, dir, binary,
-    argv, log_dir, environment}, 'node_exporter': {args}}."""
+    restart counter (the rules read both). npu-exporter's two configuration files (``config``: path
+    -> content) turn the groups in ``metrics_off`` off and keep the release's defaults otherwise.
+    -> {'address', 'npu_exporter': {package, dir, binary, argv, log_dir, environment, config},
+    'node_exporter': {args}}."""
     problems = []
     try:
         ip = str(ipaddress.ip_address(u'%s' % (address,)))
@@ -273,6 +293,11 @@ def exporter_plan(address, architecture, install_path, install_dir, npu_exporter
                         % (update_time,))
     if not isinstance(install_dir, str) or not install_dir.startswith('/'):
         problems.append('monitoring_npu_exporter_dir must be an absolute path, got %r' % (install_dir,))
+    metrics_off = metrics_off or ()
+    unknown = [group for group in metrics_off if group not in NPU_EXPORTER_GROUPS]
+    if unknown or isinstance(metrics_off, str):
+        problems.append('monitoring_npu_exporter_metrics_off must list metric groups of npu-exporter %s (%s), got %r'
+                        % (version, ', '.join(NPU_EXPORTER_GROUPS), metrics_off))
     if problems:
         raise MonitoringError('; '.join(problems))
     listen = '[%s]' % ip if ':' in ip else ip
@@ -289,6 +314,11 @@ def exporter_plan(address, architecture, install_path, install_dir, npu_exporter
                      '-logFile=%s' % NPU_EXPORTER_LOG],
             'log_dir': NPU_EXPORTER_LOG.rsplit('/', 1)[0],
             'environment': {'LD_LIBRARY_PATH': '%s/driver:%s/common' % (driver, driver)},
+            'config': {
+                NPU_EXPORTER_CONFIG['metrics']: _groups_json(
+                    (group, 'OFF' if group in metrics_off else 'ON') for group in NPU_EXPORTER_GROUPS),
+                NPU_EXPORTER_CONFIG['plugins']: _groups_json(NPU_EXPORTER_PLUGINS),
+            },
         },
         'node_exporter': {
             'args': ['--web.listen-address=%s:%d' % (listen, int(node_exporter_port)), '--collector.systemd',

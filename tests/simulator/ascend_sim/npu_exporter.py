@@ -26,6 +26,13 @@ Sources (Ascend/mind-cluster at v26.0.0, ``component/``):
   ``id``, ``model_name``, ``namespace``, ``pcie_bus_info``, ``pod_name``, ``vdie_id`` (empty
   container labels on a host without containers), the ``model_name`` layout
   ``<name>-<type>-<version>`` and a timestamp (ms) on every sample, the time of the cache update.
+- ``npu-exporter/collector/config/metrics_config.go``: the metric groups come from
+  ``/usr/local/metricConfiguration.json`` only (no flag; the copy in the release's zip is not read).
+  A missing file logs "load config from file /usr/local/metricConfiguration.json failed, use default
+  config" and turns every group on; a file that is not JSON logs "unmarshal config byte failed: ..."
+  and leaves no group (``initConfiguration`` returns before filling the list). A group with state
+  "OFF" is not collected: here ``npu`` holds the chip gauges of ``collector_for_npu.go``, ``hbm``
+  the HBM pair, ``network`` the network and link status.
 - The library: the driver's ``libdcmi.so`` through ``LD_LIBRARY_PATH`` (an installation guide's
   ``LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64/driver:...``).
 
@@ -36,6 +43,7 @@ or no driver runs.
 """
 import datetime
 import ipaddress
+import json
 import os
 import sys
 import threading
@@ -49,6 +57,9 @@ VERSION = "v26.0.0"
 DEFAULT_LOG = "/var/log/mindx-dl/npu-exporter/npu-exporter.log"
 LABELS = ("container_name", "id", "model_name", "namespace", "pcie_bus_info", "pod_name", "vdie_id")
 
+CONFIG = "/usr/local/metricConfiguration.json"
+GROUPS = ("ddr", "hccs", "npu", "network", "network-npu", "pcie", "roce", "sio", "vnpu", "version", "optical", "hbm",
+          "ub", "optical-npu")
 _OPTIONS = {"ip": "", "port": "8082", "updateTime": "5", "logFile": DEFAULT_LOG, "platform": "Prometheus",
             "version": None}
 # Accepted and ignored (main.go defines them; they tune what the stand-in does not do).
@@ -134,26 +145,50 @@ def _fmt_labels(labels):
     return "{%s}" % ",".join('%s="%s"' % (key, str(labels[key]).replace('"', '\\"')) for key in sorted(labels))
 
 
-def render(state, stamp_ms=None):
-    """The exposition text for one node state; the chips' samples carry ``stamp_ms`` when given."""
+def load_groups(log):
+    """The metric groups switched on, read as metrics_config.go loadConfiguration does."""
+    try:
+        with open(rooted(CONFIG), "rb") as handle:
+            text = handle.read()
+    except OSError:
+        log.write("WARN", "config/metrics_config.go:109", "load config from file %s failed, use default config" % CONFIG)
+        return set(GROUPS)
+    try:
+        configs = json.loads(text.decode("utf-8"))
+        if not isinstance(configs, list):
+            raise ValueError("json: cannot unmarshal into Go value of type []map[string]string")
+    except ValueError as err:
+        log.write("ERROR", "config/metrics_config.go:132", "unmarshal config byte failed: %s" % err)
+        return set()
+    return set(c.get("metricsGroup") for c in configs if isinstance(c, dict) and c.get("state") == "ON")
+
+
+def render(state, stamp_ms=None, groups=GROUPS):
+    """The exposition text for one node state and the groups switched on; the chips' samples carry
+    ``stamp_ms`` when given."""
     board = state.get("board", {})
     family = board.get("family")
     chips = state.get("chips", [])
     hccn = state.get("hccn", {})
     stamp = "" if stamp_ms is None else " %d" % stamp_ms
-    families = [
-        ("machine_npu_nums", "Amount of npu installed on the machine.", None),
-        ("npu_chip_info_utilization", "the ai core utilization", lambda c: c.get("aicore_pct", 0)),
-        ("npu_chip_info_temperature", "the npu temperature", lambda c: c.get("temp_c", 0)),
-        ("npu_chip_info_power", "the npu power", lambda c: c.get("power_w", 0)),
-        ("npu_chip_info_health_status", "the npu health status", lambda c: _health(c.get("health"))),
-    ]
-    if family != "310p":
+    families = []
+    if "npu" in groups:
+        families += [
+            ("machine_npu_nums", "Amount of npu installed on the machine.", None),
+            ("npu_chip_info_utilization", "the ai core utilization", lambda c: c.get("aicore_pct", 0)),
+            ("npu_chip_info_temperature", "the npu temperature", lambda c: c.get("temp_c", 0)),
+            ("npu_chip_info_power", "the npu power", lambda c: c.get("power_w", 0)),
+            ("npu_chip_info_health_status", "the npu health status", lambda c: _health(c.get("health"))),
+        ]
+    if family != "310p" and "hbm" in groups:
         families += [
             ("npu_chip_info_hbm_total_memory", "the npu hbm total memory",
              lambda c: c.get("hbm_total_mb", 0)),
             ("npu_chip_info_hbm_used_memory", "the npu hbm used memory",
              lambda c: c.get("hbm_used_mb", 0)),
+        ]
+    if family != "310p" and "network" in groups:
+        families += [
             ("npu_chip_info_network_status", "the npu network health status",
              lambda c: 1 if hccn_tool.net_health(hccn.get(str(c["phy_id"]), {})) in ("Success", "Init") else 0),
             ("npu_chip_info_link_status", "the npu link status",
@@ -168,6 +203,8 @@ def render(state, stamp_ms=None):
             continue
         for chip in chips:
             lines.append("%s%s %s%s" % (name, _fmt_labels(chip_labels(chip, board)), value(chip), stamp))
+    if "npu" not in groups:
+        return "\n".join(lines) + "\n"
     lines.append("# HELP npu_chip_info_name the Ascend npu name with value '1'")
     lines.append("# TYPE npu_chip_info_name gauge")
     for chip in chips:
@@ -180,8 +217,9 @@ def render(state, stamp_ms=None):
 class Cache(object):
     """The metrics text, refreshed every updateTime seconds as the collector's cache is."""
 
-    def __init__(self, interval):
+    def __init__(self, interval, groups=GROUPS):
         self.interval = interval
+        self.groups = groups
         self.lock = threading.Lock()
         self.text = ""
         self.stamp = 0.0
@@ -189,7 +227,7 @@ class Cache(object):
     def get(self):
         with self.lock:
             if time.monotonic() - self.stamp >= self.interval or not self.text:
-                self.text = render(state_mod.load_state(), int(time.time() * 1000))
+                self.text = render(state_mod.load_state(), int(time.time() * 1000), self.groups)
                 self.stamp = time.monotonic()
             return self.text
 
@@ -267,7 +305,7 @@ def main(argv=None):
         return 0
     log.write("INFO", "npu-exporter/main.go:325",
               "npu exporter starting and the version is %s_linux-%s" % (VERSION, os.uname().machine))
-    cache = Cache(update)
+    cache = Cache(update, load_groups(log))
     try:
         server = ThreadingHTTPServer((address, port), _handler(cache, port))
     except OSError as err:

@@ -195,3 +195,32 @@ def test_package_zip_holds_the_release_layout(tmp_path):
     assert [g["metricsGroup"] for g in groups][:5] == ["ddr", "hccs", "npu", "network", "network-npu"]
     assert {g["state"] for g in groups} == {"ON"}
     assert plugins == [{"metricsGroup": "text", "state": "ON"}, {"metricsGroup": "MyPlugin", "state": "OFF"}]
+
+
+class _Log(object):
+    def __init__(self):
+        self.lines = []
+
+    def write(self, level, where, message):
+        self.lines.append((level, message))
+
+
+def test_metric_groups_come_from_usr_local_only(tmp_path, monkeypatch):
+    # metrics_config.go at v26.0.0: /usr/local/metricConfiguration.json; missing -> every group.
+    monkeypatch.setenv("ASCEND_SIM_ROOT", str(tmp_path))
+    log = _Log()
+    assert npu_exporter.load_groups(log) == set(npu_exporter.GROUPS)
+    assert log.lines == [("WARN", "load config from file /usr/local/metricConfiguration.json failed, use default config")]
+    (tmp_path / "usr" / "local").mkdir(parents=True)
+    config = tmp_path / "usr" / "local" / "metricConfiguration.json"
+    config.write_text(json.dumps([{"metricsGroup": g, "state": "OFF" if g == "hbm" else "ON"} for g in npu_exporter.GROUPS]))
+    groups = npu_exporter.load_groups(log)
+    assert groups == set(npu_exporter.GROUPS) - {"hbm"}
+    text = npu_exporter.render(new_state("a2-910b3", driver="25.5.0"), groups=groups)
+    assert series(text, "npu_chip_info_hbm_used_memory") == {} and len(series(text, "npu_chip_info_health_status")) == 8
+    # Not JSON: logged, and no group at all (initConfiguration returns before filling the list).
+    config.write_text("{not json")
+    log = _Log()
+    assert npu_exporter.load_groups(log) == set()
+    assert log.lines[0][0] == "ERROR" and log.lines[0][1].startswith("unmarshal config byte failed: ")
+    assert npu_exporter.render(new_state("a2-910b3", driver="25.5.0"), groups=set()) == "\n"

@@ -314,6 +314,8 @@ def test_settings_problems_name_each_variable_in_order():
 def test_exporter_plan_for_an_aarch64_node():
     plan = mon.exporter_plan('10.0.0.5', 'aarch64', '/usr/local/Ascend', '/opt/npu-exporter/', 8083, 9101, 2)
     assert plan['address'] == '10.0.0.5'
+    assert sorted(plan['npu_exporter'].pop('config')) == ['/usr/local/metricConfiguration.json',
+                                                          '/usr/local/pluginConfiguration.json']
     assert plan['npu_exporter'] == {
         'package': 'Ascend-mindxdl-npu-exporter_26.0.0_linux-aarch64.zip',
         'dir': '/opt/npu-exporter/26.0.0',
@@ -383,3 +385,26 @@ def test_exporter_findings_when_all_is_well():
     text = NPU_TEXT.replace('} 0\n', '} 1\n')
     assert mon.exporter_findings(text, NODE_TEXT, 2, ['vllm-main.service']) == {
         'ok': True, 'detail': 'npu-exporter: 2 chips, 2 healthy; node_exporter: vllm-main.service active'}
+
+
+def test_exporter_plan_writes_the_configuration_where_npu_exporter_reads_it():
+    # Reverting to the release's unpacked copies leaves the exporter on its built-in defaults:
+    # 26.0.0 reads only /usr/local/metricConfiguration.json and /usr/local/pluginConfiguration.json.
+    plan = mon.exporter_plan('10.0.0.5', 'aarch64', '/usr/local/Ascend', '/opt/npu-exporter', metrics_off=['hbm', 'ub'])
+    config = plan['npu_exporter']['config']
+    assert sorted(config) == ['/usr/local/metricConfiguration.json', '/usr/local/pluginConfiguration.json']
+    groups = json.loads(config['/usr/local/metricConfiguration.json'])
+    assert [g['metricsGroup'] for g in groups] == list(mon.NPU_EXPORTER_GROUPS)
+    assert [g['metricsGroup'] for g in groups if g['state'] == 'OFF'] == ['hbm', 'ub']
+    assert json.loads(config['/usr/local/pluginConfiguration.json']) == [
+        {'metricsGroup': 'text', 'state': 'ON'}, {'metricsGroup': 'MyPlugin', 'state': 'OFF'}]
+    # Without metrics_off, the release's own file: every group on.
+    default = mon.exporter_plan('10.0.0.5', 'aarch64', '/usr/local/Ascend', '/opt/npu-exporter')['npu_exporter']
+    assert all(g['state'] == 'ON' for g in json.loads(default['config']['/usr/local/metricConfiguration.json']))
+
+
+def test_exporter_plan_refuses_an_unknown_metric_group():
+    with pytest.raises(mon.MonitoringError) as err:
+        mon.exporter_plan('10.0.0.5', 'aarch64', '/usr/local/Ascend', '/opt/npu-exporter', metrics_off=['hbm', 'gpu'])
+    assert str(err.value).startswith("monitoring_npu_exporter_metrics_off must list metric groups of npu-exporter 26.0.0 "
+                                     "(ddr, hccs, npu,")
