@@ -120,19 +120,24 @@ def _split_row(line):
     return line[1:-1].split('|')
 
 
+_NPU_JOINED = ('ID', 'Util')
+
+
 def split_header_cell(cell):
     """Sub-column names of a header cell with the offset where each starts.
 
     Names are separated by two or more spaces; a single space separates two names only when
     the next word starts with a capital (``NPU Name``), which keeps ``Process id in container``
-    whole.
+    whole; ``NPU ID`` and ``NPU Util(%)`` stay whole too: the Ascend 950's table names them so
+    (its npu-smi documentation; a 950PR capture in gpustack/gpustack issue 6148), while a narrow
+    A2 table prints ``NPU Name`` for two columns.
     """
     names = []
     prev_end = None
     for match in re.finditer(r'\S+', cell):
         word = match.group(0)
         gap = None if prev_end is None else match.start() - prev_end
-        if names and gap == 1 and not word[:1].isupper():
+        if names and gap == 1 and (not word[:1].isupper() or (names[-1][1] == 'NPU' and word.startswith(_NPU_JOINED))):
             start, text = names[-1]
             names[-1] = (start, text + ' ' + word)
         else:
@@ -175,7 +180,7 @@ def _assign_values(headers, cell, line, lineno):
 
 
 _CHIP_KEYS = (
-    (re.compile(r'^npu$'), 'npu_id'),
+    (re.compile(r'^npu( id)?$'), 'npu_id'),
     (re.compile(r'^name$'), 'name'),
     (re.compile(r'^chip$'), 'chip_id'),
     (re.compile(r'^device$'), 'device_id'),
@@ -186,11 +191,13 @@ _CHIP_KEYS = (
     (re.compile(r'^temp'), 'temp_c'),
     (re.compile(r'^hugepages'), 'hugepages'),
     (re.compile(r'^aicore'), 'aicore_pct'),
+    # The 950 prints its overall NPU utilisation where A2 / A3 print the AI Core's.
+    (re.compile(r'^npu util'), 'aicore_pct'),
     (re.compile(r'^memory'), 'memory'),
     (re.compile(r'^hbm'), 'hbm'),
 )
 _PROCESS_KEYS = (
-    (re.compile(r'^npu$'), 'npu_id'),
+    (re.compile(r'^npu( id)?$'), 'npu_id'),
     (re.compile(r'^chip$'), 'chip_id'),
     (re.compile(r'^process ?id ?in ?container'), 'container_pid'),
     (re.compile(r'^process ?id$'), 'pid'),
@@ -260,8 +267,10 @@ def _chip_from_values(values):
         # The record line that carried the value, quoted by error messages.
         return values.get(key, (None, None, None))[1:]
 
-    for key in ('npu_id', 'chip_id'):
-        if _is_null(text(key)):
+    # One chip per NPU where the table has no Chip column (the Ascend 950): chip 0.
+    chip_id = text('chip_id') if 'chip_id' in values else '0'
+    for key, value in (('npu_id', text('npu_id')), ('chip_id', chip_id)):
+        if _is_null(value):
             raise NpuSmiParseError('chip record has no %s value' % key.replace('_id', ' id'),
                                    *values['__first__'][1:])
     hugepages = to_pair(text('hugepages'), 'Hugepages-Usage', *at('hugepages'))
@@ -281,7 +290,7 @@ def _chip_from_values(values):
 
     return {
         'npu_id': to_int(text('npu_id'), 'NPU id', *at('npu_id')),
-        'chip_id': to_int(text('chip_id'), 'chip id', *at('chip_id')),
+        'chip_id': to_int(chip_id, 'chip id', *at('chip_id')),
         'device_id': to_int(text('device_id'), 'Device', *at('device_id')),
         'phy_id': to_int(text('phy_id'), 'Phy-ID', *at('phy_id')),
         'name': word('name'),
@@ -317,9 +326,11 @@ def _process_from_values(values, line, lineno):
     }
 
 
-def _is_header_row(cells):
-    """Header rows name columns; data rows start with an NPU id."""
-    first = cells[0].strip()
+def _is_header_row(cells, in_header=False):
+    """Header rows name columns; data rows start with an NPU id. Inside a header block, a row
+    whose first cells are empty (the 950's second header row) names columns too."""
+    filled = [cell.strip() for cell in cells if cell.strip()]
+    first = cells[0].strip() or (filled[0] if in_header and filled else '')
     if not first:
         return False
     word = first.split()[0]
@@ -384,7 +395,7 @@ def parse_info(text):
             return  # title row
         if first.startswith('No running processes'):
             return
-        if _is_header_row(cells):
+        if _is_header_row(cells, bool(header_rows)):
             flush_record()
             header_rows.append((lineno, line, [split_header_cell(cell) for cell in cells]))
             return

@@ -16,6 +16,8 @@ HUAWEI_VENDOR_ID = '0x19e5'
 NPU_FAMILIES = {
     '0xd100': '310', '0xd105': '310b', '0xd107': '310b', '0xd500': '310p',
     '0xd801': '910', '0xd802': '910b', '0xd803': '910_93',
+    # Ascend 950 (Huawei's driver sources: ascend_bug_report.sh PCIE_BDF_950="19e5:d806").
+    '0xd806': '950dt',
 }
 
 # Device ids of Ascend NPUs: 310, 310B (d105/d107), 310P, 910, 910B, 910_93.

@@ -633,7 +633,7 @@ def chip_support(stack, chip):
         if others:
             hint = 'releases that support it: %s (set ascend_stack_release)' % ', '.join(others)
         else:
-            hint = 'no release supports it yet'
+            hint = stack_matrix.CHIP_FAMILIES[family].get('unlisted') or 'no release supports it yet'
         return 'unsupported', '%s is not supported by vllm-ascend %s; %s' % (label, release, hint)
     if level == 'supported':
         return level, '%s is supported by vllm-ascend %s' % (label, release)

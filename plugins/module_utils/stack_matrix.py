@@ -106,10 +106,17 @@ CHIP_FAMILIES = {
         'aliases': ['310p'],
         'prefixes': ['310p'],
     },
+    # The Ascend 950 ("A5"): npu-smi names its chips Ascend950PR and Ascend950DT (gpustack/gpustack
+    # issue 6148; vllm-ascend setup.py get_chip_type builds SOC_VERSION ascend950dt_9582 from them),
+    # PCI device 0xd806 (Huawei's driver sources, ascend_bug_report.sh PCIE_BDF_950). No release row
+    # lists it: see 'unlisted'.
     '950dt': {
-        'label': 'Ascend 950DT',
-        'aliases': ['950dt'],
-        'prefixes': ['950dt'],
+        'label': 'Ascend 950 (A5: 950PR, 950DT)',
+        'aliases': ['950dt', '950', 'a5'],
+        'prefixes': ['950dt', '950pr'],
+        'unlisted': ('upstream builds vllm-ascend images for it (Dockerfile.a5 from v0.21.0rc1), but its driver '
+                     'and firmware package names are not published where this collection can take them from, so '
+                     'no release installs it here; serve it with an image on a node prepared by the vendor'),
     },
 }
 

@@ -105,6 +105,38 @@ def test_driver_26_layout_with_container_pid_column():
     ]
 
 
+A5_DOC = 'Ascend950_x.x.x_doc-example_1.txt'
+A5_PR = 'Ascend950PR_25.7.rc1.6_excerpt_1.txt'
+
+
+def test_ascend_950_layout_reads_columns_by_name():
+    # The 950's table: "NPU ID" in one cell, a second header row and a second data row that start
+    # with two empty cells, "NPU Util(%)" where A2 / A3 print "AICore(%)", no Chip column.
+    result = parse_info(read_fixture(A5_DOC))
+    assert result['warnings'] == []
+    assert result['process_table'] is True and result['processes'] == []
+    chip = result['chips'][0]
+    assert len(result['chips']) == 1
+    assert (chip['npu_id'], chip['chip_id'], chip['name'], chip['health'], chip['bus_id']) == (
+        0, 0, 'xxx', 'OK', '0000:91:00.0')
+    assert (chip['power_w'], chip['temp_c'], chip['aicore_pct']) == (204.4, 56, 0)
+    assert (chip['hbm_used_mb'], chip['hbm_total_mb'], chip['memory_used_mb']) == (4439, 86016, 0)
+
+
+def test_ascend_950pr_capture_cut_short_is_reported_not_refused():
+    # gpustack/gpustack issue 6148's capture ends inside NPU 0's second row.
+    result = parse_info(read_fixture(A5_PR))
+    assert result['npu_smi_version'] == '25.7.rc1.6'
+    assert result['chips'] == []
+    assert result['warnings'] == ['npu-smi info output was cut short at line 9; kept the 0 complete chip row(s) '
+                                  'before it']
+    # Closed as npu-smi prints it, the same rows give the chip.
+    closed = read_fixture(A5_PR).rstrip('\n') + '        |\n+' + '=' * 97 + '+\n'
+    chip = parse_info(closed)['chips'][0]
+    assert (chip['npu_id'], chip['chip_id'], chip['name'], chip['bus_id'], chip['hbm_total_mb']) == (
+        0, 0, 'Ascend950PR', '0000:01:00.0', 131072)
+
+
 def test_shell_prompt_before_the_table_and_crlf_are_ignored():
     text = '[root@npu-node-01 ~]# npu-smi info\r\n' + read_fixture(A2).replace('\n', '\r\n')
     result = parse_info(text)
@@ -306,6 +338,9 @@ def test_header_cell_split():
     assert [n for dummy, n in split_header_cell(' NPU   Name                ')] == ['NPU', 'Name']
     assert [n for dummy, n in split_header_cell(' Process id in container ')] == ['Process id in container']
     assert [n for dummy, n in split_header_cell(' NPU Name ')] == ['NPU', 'Name']
+    assert [n for dummy, n in split_header_cell(' NPU ID ')] == ['NPU ID']
+    assert [n for dummy, n in split_header_cell(' NPU Util(%) Memory-Usage(MB)  HBM-Usage(MB) ')] == [
+        'NPU Util(%)', 'Memory-Usage(MB)', 'HBM-Usage(MB)']
     assert split_header_cell(' Power(W)    Temp(C)') == [(1, 'Power(W)'), (13, 'Temp(C)')]
 
 

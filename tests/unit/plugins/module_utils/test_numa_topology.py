@@ -80,8 +80,8 @@ def test_only_ascend_functions_are_npus(kunpeng):
 
 
 def test_unknown_ascend_device_id_with_accelerator_class_counts(sysfs):
-    sysfs.pci('0000:05:00.0', device='0xd806', pci_class='0x120000', numa_node=0)
-    sysfs.pci('0000:06:00.0', device='0xd806', pci_class='0x020000', numa_node=0)
+    sysfs.pci('0000:05:00.0', device='0xd8ff', pci_class='0x120000', numa_node=0)
+    sysfs.pci('0000:06:00.0', device='0xd8ff', pci_class='0x020000', numa_node=0)
     assert [d['bus_id'] for d in list_npu_devices(sysfs.root)] == ['0000:05:00.0']
 
 

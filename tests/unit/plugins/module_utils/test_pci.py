@@ -6,6 +6,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.pci import chip_family
 
 @pytest.mark.parametrize('ids, family', [
     (['0xd802'], '910b'), (['0xd803', '0xd803'], '910_93'), (['0xD500'], '310p'), (['0xd801'], '910'),
+    (['0xd806'], '950dt'),   # the Ascend 950 (Huawei's driver sources: PCIE_BDF_950="19e5:d806")
     (['0xd9ff', '0xd802'], '910b'),   # an unknown future id is skipped, the known one names the family
     (['0xd9ff'], None), ([], None),
 ])

@@ -363,8 +363,11 @@ def test_chip_support_messages():
         'experimental', 'Atlas 300I Duo (Ascend 310P) is experimental in vllm-ascend 0.23.0; '
                         'no release supports it fully yet')
     # Not listed until its package and image names are known (stack_matrix).
-    assert chip_support('0.23.0', '950dt') == (
-        'unsupported', 'Ascend 950DT is not supported by vllm-ascend 0.23.0; no release supports it yet')
+    # The 950 is refused with the reason: no citable driver / firmware package names.
+    level, message = chip_support('0.23.0', 'Ascend950PR')
+    assert level == 'unsupported' and message.startswith(
+        'Ascend 950 (A5: 950PR, 950DT) is not supported by vllm-ascend 0.23.0; upstream builds vllm-ascend images '
+        'for it (Dockerfile.a5 from v0.21.0rc1), but its driver and firmware package names are not published')
     assert chip_support('0.23.0', '910A') == (
         'unsupported', 'Ascend 910 (910A, first generation) is not supported by any vllm-ascend release: '
                        'it has no bf16 support, which every vllm-ascend release requires')
