@@ -21,6 +21,9 @@ description:
     the reason (a Python traceback of C(vllm serve)) is in the task's output. When those lines end
     with vLLM's "See root cause above" (its API server after the engine core failed), the
     exception line of the failed process is looked for in the last 400 lines and named first.
+  - A known failure found in those 400 lines (a wheel built for another chip, NNAL missing, a driver too old for
+    graph mode, NPU network time-outs, an NPU held by another process, out of memory, ...) is named with its cause
+    and fix before the excerpt, and returned as RV(diagnosis).
   - Read-only; runs in check mode too.
 author:
   - ascend.vllm maintainers (@ascend-vllm)
@@ -142,6 +145,14 @@ journal:
   description: Journal tail of the unit (on failure).
   returned: failure
   type: str
+diagnosis:
+  description:
+    - The known failures (vllm-ascend issues and upstream code) found in the unit's journal on failure, each with
+      C(id), C(cause), C(fix), C(check), C(source) and the C(line) that matched; the failure message names each one's
+      cause and fix before the journal excerpt.
+  returned: failure
+  type: list
+  elements: dict
 '''
 
 import json
@@ -153,6 +164,7 @@ from ansible.module_utils.urls import open_url
 from ansible.module_utils.six.moves.urllib.error import HTTPError, URLError
 from ansible.module_utils.common.text.converters import to_native
 
+from ansible_collections.ascend.vllm.plugins.module_utils import known_failures
 from ansible_collections.ascend.vllm.plugins.module_utils import vllm_health as vh
 
 # How far back the root cause of a multi-process failure is looked for (vLLM's API server
@@ -216,15 +228,21 @@ class Gate(object):
 
     def fail(self, message, **extra):
         journal = self.journal()
+        diagnosis = []
         if journal:
             # A multi-process vLLM prints its own traceback after the failing process's: the
-            # cause can be above the quoted tail, so a longer read looks for it.
-            cause = vh.root_cause(self.journal(ROOT_CAUSE_LINES)) if 'See root cause above' in journal else None
+            # cause can be above the quoted tail, so a longer read looks for it, and for the
+            # failures upstream's users are known to hit (module_utils/known_failures.py).
+            longer = self.journal(ROOT_CAUSE_LINES)
+            cause = vh.root_cause(longer) if 'See root cause above' in journal else None
             if cause and cause not in journal:
                 message = '%s\nRoot cause, from an earlier journal line: %s' % (message, cause)
+            diagnosis = known_failures.diagnose(longer)
+            if diagnosis:
+                message = '%s\n%s' % (message, known_failures.diagnosis_text(diagnosis))
             message = '%s\nLast %d journal lines of %s:\n%s' % (message, self.params['journal_lines'], self.unit,
                                                                 journal.rstrip())
-        self.module.fail_json(msg=message, journal=journal, **extra)
+        self.module.fail_json(msg=message, journal=journal, diagnosis=diagnosis, **extra)
 
     def wait(self):
         url = self.url

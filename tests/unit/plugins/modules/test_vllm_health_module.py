@@ -76,6 +76,28 @@ def test_a_failure_names_the_root_cause_above_the_quoted_lines(run_module, monke
     assert failed and 'Root cause' not in result['msg']
 
 
+def test_a_failure_names_a_known_cause_and_its_fix_before_the_journal(run_module, monkeypatch):
+    # vllm-ascend issue 10525's log: NNAL missing or its environment not sourced.
+    journal = ['INFO 06-16 02:47:01 [api_server.py:1] vLLM API server version 0.23.0',
+               'ERROR 06-16 02:47:10 [multiproc_executor.py:870] OSError: libatb.so: cannot open shared object file: '
+               'No such file or directory'] + ['ERROR 06-16 02:47:11 [core.py:1] EngineCore failed'] * 10
+
+    def run_command(self, argv, **kwargs):
+        if argv[0] == 'systemctl':
+            return 0, 'ActiveState=failed\nSubState=failed\nNRestarts=0\nResult=exit-code\nExecMainStatus=1\n', ''
+        return 0, '\n'.join(journal[-int(argv[argv.index('-n') + 1]):]) + '\n', ''
+    monkeypatch.setattr(vllm_health.AnsibleModule, 'run_command', run_command)
+    monkeypatch.setattr(vllm_health, '_request', lambda *args, **kwargs: (None, 'connection refused'))
+    failed, result = run_module(vllm_health, {'url': 'http://127.0.0.1:9', 'served_model_name': 'm',
+                                              'unit': 'vllm-atb.service', 'journal_lines': 5, 'timeout': 5})
+    assert failed
+    lines = result['msg'].splitlines()
+    # The cause is above the quoted tail: found in the longer read, named before the excerpt.
+    assert lines[1].startswith('Known failure (atb_missing): NNAL (which provides ATB) is not installed')
+    assert lines[2] == 'Last 5 journal lines of vllm-atb.service:'
+    assert [row['id'] for row in result['diagnosis']] == ['atb_missing']
+
+
 def test_with_a_unit_file_the_gate_asks_where_the_restored_unit_listens(run_module, monkeypatch, tmp_path):
     """After a rollback the gate's url, name and key come from the restored files, not the task's values."""
     from ansible_collections.ascend.vllm.plugins.module_utils.vllm_service import systemd_exec
