@@ -30,7 +30,8 @@ from ansible_collections.ascend.vllm.plugins.module_utils import vllm_service
 # Check names are part of the interface (preflight_skip, reports, AWX stats): rename one only
 # with a changelog entry.
 INVENTORY_CHECKS = ['preflight_skip', 'stack', 'service_port', 'parallel_sizes', 'api_key', 'multinode',
-                    'install_method', 'artifacts_dir', 'artifacts_url']
+                    'install_method', 'artifacts_dir', 'artifacts_url', 'variables', 'service_settings',
+                    'hccn_addresses', 'ports']
 HOST_CHECKS = ['preflight_skip', 'stack', 'os', 'arch', 'kernel_headers', 'boot_loader', 'disk_space', 'memory', 'python',
                'glibc', 'pip_indexes', 'npu_present', 'npu_count', 'chip_support', 'npu_health', 'npu_processes',
                'driver_version', 'time_sync', 'cann_packages']
@@ -191,6 +192,91 @@ _WHOLE = re.compile(r'^[0-9]+$')
 _URL = re.compile(r'^https?://[^/\s]+')
 
 
+# The parts of an option's argument spec that judge a value the inventory sets (whether an
+# option is required, and its default, are the role's business).
+_SPEC_KEYS = ('type', 'elements', 'choices', 'options', 'no_log')
+
+
+def spec_problems(options, values):
+    """Each variable the inventory sets against the argument spec of the stage role that reads it.
+
+    ``options``: {variable: (role, its argument spec)}; ``values``: {variable: templated value}.
+    A secret's value never shows in a message."""
+    from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+    problems = []
+    for name in sorted(values):
+        if name not in options:
+            continue
+        role, option = options[name]
+        spec = dict((key, value) for key, value in (option or {}).items() if key in _SPEC_KEYS)
+        value = values[name]
+        if value is None:
+            continue
+        for error in ArgumentSpecValidator({name: spec}).validate({name: value}).errors:
+            text = str(error)
+            if spec.get('no_log'):
+                text = text.replace(str(value), '********')
+            problems.append(problem(text, name, 'set %s as the %s role documents it (ansible-doc -t role ascend.vllm.%s)'
+                                    % (name, role, role)))
+    return problems
+
+
+def settings_problems(messages):
+    """vllm_service's own settings check (module_utils/vllm_service.settings_problems) as preflight
+    problems: the message, the first variable it names and its fix."""
+    problems = []
+    for message in messages:
+        text = message[len('vllm_service: '):] if message.startswith('vllm_service: ') else message
+        what, dummy, fix = text.rstrip('.').partition('. Fix: ')
+        named = re.search(r'vllm_service_\w+', what)
+        variable = named.group(0) if named else 'vllm_service_*'
+        problems.append(problem(what, variable, fix or 'correct %s' % variable))
+    return problems
+
+
+def port_collisions(ports, ranges=()):
+    """Two roles' ports that are the same number, or a port inside a range another role uses.
+    ``ports``: [(variable, port)]; ``ranges``: [(first variable, last variable, first, last)]."""
+    problems = []
+    seen = {}
+    for name, port in ports:
+        number = as_int(port)
+        if number is None:
+            continue
+        if number in seen:
+            problems.append(problem('%s and %s are both %d' % (seen[number], name, number), '%s, %s' % (seen[number], name),
+                                    'give each service its own port (both listen on the node)'))
+        else:
+            seen[number] = name
+    for low_name, high_name, low, high in ranges:
+        low, high = as_int(low), as_int(high)
+        if low is None or high is None:
+            continue
+        for number, name in sorted(seen.items()):
+            if low <= number <= high:
+                problems.append(problem('%s (%d) is inside %s..%s (%d-%d)' % (name, number, low_name, high_name, low, high),
+                                        '%s, %s' % (name, low_name),
+                                        'move the port or the range so that they do not overlap'))
+    return problems
+
+
+def address_collisions(addresses, host):
+    """Explicit NPU NIC addresses (hccn_addresses) that this ``host`` shares with itself or another
+    host. ``addresses``: {host: [address per device]}."""
+    owners = {}
+    for name in sorted(addresses):
+        for device, address in enumerate(addresses[name] or []):
+            owners.setdefault(str(address).strip(), []).append('%s device %d' % (name, device))
+    problems = []
+    for address, where in sorted(owners.items()):
+        if len(where) > 1 and any(place.startswith(host + ' ') for place in where):
+            problems.append(problem('NPU address %s is planned %d times: %s' % (address, len(where), ', '.join(where)),
+                                    'hccn_addresses', 'give every NPU of the fleet its own address (host_vars of each '
+                                    'node), or plan them from hccn_base_cidr'))
+    return problems
+
+
 def inventory_checks(v):
     """The inventory layer's checks. ``v``: the host's variables as the role reads them - see
     plugins/filter/preflight_inventory_results.yml."""
@@ -206,6 +292,8 @@ def inventory_checks(v):
     method = v.get('vllm_service_install_method')
     artifacts_dir = _text(v.get('ascend_artifacts_dir'))
     artifacts_url = _text(v.get('ascend_artifacts_url'))
+    # What ascend.vllm.inventory_variables read on the controller (empty when it did not run).
+    variables = dict(v.get('variables') or {})
 
     sizes = vllm_service.size_problems(port, tp_set, dp_set)
 
@@ -266,6 +354,20 @@ def inventory_checks(v):
               na_reason='ascend_artifacts_dir is not set'),
         Check('artifacts_url', url_problems, detail=artifacts_url, applies=len(artifacts_url) > 0,
               na_reason='ascend_artifacts_url is not set'),
+        Check('variables', lambda: list(variables.get('problems') or []),
+              detail=lambda: '%d variable(s) checked against the roles\' argument specs%s' % (
+                  variables.get('checked', 0),
+                  '; decided on the hosts: %s' % ', '.join(variables['deferred']) if variables.get('deferred') else ''),
+              applies=bool(variables), na_reason='the variables were not read (ascend.vllm.inventory_variables)'),
+        Check('service_settings', lambda: settings_problems(variables.get('settings_problems') or []),
+              detail=lambda: 'profile %s' % _text(variables.get('profile')), applies=bool(variables),
+              na_reason='the variables were not read (ascend.vllm.inventory_variables)'),
+        Check('hccn_addresses', lambda: address_collisions(variables.get('hccn_addresses') or {}, v.get('inventory_hostname')),
+              detail=lambda: 'explicit NPU addresses on %d host(s)' % len(variables.get('hccn_addresses') or {}),
+              applies=bool(variables.get('hccn_addresses')), na_reason='no host sets hccn_addresses'),
+        Check('ports', lambda: port_collisions(variables.get('ports') or [], variables.get('port_ranges') or []),
+              detail=lambda: ', '.join('%s %s' % (name, port) for name, port in variables.get('ports') or []),
+              applies=bool(variables), na_reason='the variables were not read (ascend.vllm.inventory_variables)'),
     ]
 
 

@@ -412,7 +412,7 @@ def test_open_api_warning():
 def test_report_summary_and_failure():
     results = pc.inventory_results(dict(INVENTORY, vllm_service_port=0, vllm_service_host='0.0.0.0'))
     assert pc.summary(results, 'inventory')[0] == \
-        'inventory checks: 3 passed, 1 with a warning, 1 failed, 0 skipped, 4 not applicable'
+        'inventory checks: 3 passed, 1 with a warning, 1 failed, 0 skipped, 8 not applicable'
     assert pc.failure_message(results, 'n1', 'inventory', 'reports/preflight').split('\n') == [
         'Preflight found 1 problem(s) on n1 (inventory checks); nothing was changed.',
         '- service_port: vllm_service_port is 0, not a TCP port between 1 and 65535 (vllm_service_port). Fix: set '
@@ -513,3 +513,40 @@ def test_the_python_fix_names_the_variable_a_site_sets():
         'vllm_service_install_method: container')]
     missing = run_host(read_changes={'python_read': {'rc': 127, 'stdout': '', 'stderr': 'not found'}})['python']
     assert [p['variable'] for p in missing['problems']] == ['vllm_service_python']
+
+
+def test_spec_problems_check_only_what_is_set_and_hide_secrets():
+    options = {'a_choice': ('r', {'type': 'str', 'choices': ['x', 'y'], 'default': 'x', 'required': True}),
+               'a_secret': ('r', {'type': 'str', 'no_log': True, 'choices': ['right']}),
+               'a_list': ('s', {'type': 'list', 'elements': 'int'})}
+    found = pc.spec_problems(options, {'a_choice': 'z', 'a_secret': 'hunter2', 'a_list': ['1', 'two'], 'unknown': 1})
+    assert [p['variable'] for p in found] == ['a_choice', 'a_list', 'a_secret']
+    assert found[0]['what'] == 'value of a_choice must be one of: x, y, got: z'
+    assert found[0]['fix'] == 'set a_choice as the r role documents it (ansible-doc -t role ascend.vllm.r)'
+    assert 'hunter2' not in str(found) and '********' in found[2]['what']
+    assert pc.spec_problems(options, {'a_choice': 'y', 'a_list': [1, '2'], 'a_secret': None}) == []
+
+
+def test_port_collisions_and_ranges():
+    found = pc.port_collisions([['vllm_service_port', 8000], ['ray_cluster_port', '8000'], ['ray_cluster_dashboard_port', 10005]],
+                               [['ray_cluster_min_worker_port', 'ray_cluster_max_worker_port', 10002, 10999]])
+    assert [p['what'] for p in found] == [
+        'vllm_service_port and ray_cluster_port are both 8000',
+        'ray_cluster_dashboard_port (10005) is inside ray_cluster_min_worker_port..ray_cluster_max_worker_port (10002-10999)']
+    assert pc.port_collisions([['a', 1], ['b', 2]]) == []
+
+
+def test_address_collisions_name_every_place_for_the_host_involved():
+    addresses = {'n1': ['10.0.0.1', '10.0.0.2'], 'n2': ['10.0.0.3', '10.0.0.1'], 'n3': ['10.0.0.9']}
+    assert [p['what'] for p in pc.address_collisions(addresses, 'n2')] == [
+        'NPU address 10.0.0.1 is planned 2 times: n1 device 0, n2 device 1']
+    assert pc.address_collisions(addresses, 'n3') == []
+
+
+def test_the_service_settings_check_becomes_preflight_problems():
+    found = pc.settings_problems(['vllm_service: vllm_service_model_profile x is not one of a, b.',
+                                  'vllm_service: vllm_service_env: FOO has a line break. Fix: remove those characters.'])
+    assert found == [
+        {'what': 'vllm_service_model_profile x is not one of a, b', 'variable': 'vllm_service_model_profile',
+         'fix': 'correct vllm_service_model_profile'},
+        {'what': 'vllm_service_env: FOO has a line break', 'variable': 'vllm_service_env', 'fix': 'remove those characters'}]
