@@ -66,12 +66,18 @@ def pip_platforms(arch, glibc):
     return platforms
 
 
+def _a_type(value):
+    """'a string', 'an integer': the YAML kind of a value, never Python's class name."""
+    name = stack_utils.type_name(value)
+    return ('an ' if name[:1] in 'aeiou' else 'a ') + name
+
+
 def _list(request, key):
     value = request.get(key)
     if value is None:
         return []
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        raise BundleError('bundle_%s: expected a list, got %s %r' % (key, type(value).__name__, value))
+        raise BundleError('bundle_%s: expected a list, got %s (%r)' % (key, _a_type(value), value))
     return [str(item) for item in value]
 
 
@@ -121,7 +127,7 @@ def problems(request):
         return found + [str(exc)]
     for key in ('model_url', 'model_dir', 'container_os', 'pip_index_url', 'artifacts_url', 'artifacts_dir'):
         if request.get(key) is not None and not isinstance(request.get(key), str):
-            add('bundle_%s' % key, 'expected a string, got %s %r' % (type(request[key]).__name__, request[key]),
+            add('bundle_%s' % key, 'expected a string, got %s (%r)' % (_a_type(request[key]), request[key]),
                 'set it to a string (or an empty one)')
     stacks = []
     for release in releases:

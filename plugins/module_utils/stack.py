@@ -101,7 +101,7 @@ class StackError(ValueError):
     """The requested stack, or an argument describing it, is not acceptable."""
 
 
-def _type_name(value):
+def type_name(value):
     if value is None:
         return 'null'
     if isinstance(value, bool):
@@ -188,7 +188,7 @@ def version_key(text):
     None or a list. Raise StackError when the string is not a version.
     """
     if not isinstance(text, str):
-        raise StackError('cannot read version %r: expected a string, got %s' % (text, _type_name(text)))
+        raise StackError('cannot read version %r: expected a string, got %s' % (text, type_name(text)))
     value = text.strip().lower()
     if value[:1] == 'v' and value[1:2].isdigit():
         value = value[1:]
@@ -256,7 +256,7 @@ def _to_bool(value, name):
             return True
         if lowered in _FALSE:
             return False
-    raise StackError('%s must be a boolean (true or false), got %s %r' % (name, _type_name(value), value))
+    raise StackError('%s must be a boolean (true or false), got %s %r' % (name, type_name(value), value))
 
 
 def _check_rows(matrix):
@@ -288,7 +288,7 @@ def _find_row(release, rows):
         release = stack_matrix.DEFAULT_RELEASE if rows is stack_matrix.RELEASES else default_release(rows)
     elif not isinstance(release, str):
         raise StackError("ascend_stack_release must be a string such as '%s' (quote it in YAML), got %s %r"
-                         % (stack_matrix.DEFAULT_RELEASE, _type_name(release), release))
+                         % (stack_matrix.DEFAULT_RELEASE, type_name(release), release))
     wanted = release.strip()
     for row in rows:
         if row['release'] == wanted:
@@ -312,7 +312,7 @@ def _check_overrides(overrides):
         return {}
     if not isinstance(overrides, Mapping):
         raise StackError("ascend_stack_overrides must be a mapping such as {cann: '8.5.1'}, got %s %r"
-                         % (_type_name(overrides), overrides))
+                         % (type_name(overrides), overrides))
     unknown = sorted(str(key) for key in overrides if key not in OVERRIDE_KEYS)
     if unknown:
         raise StackError('ascend_stack_overrides: unknown key%s %s; allowed keys: %s'
@@ -326,7 +326,7 @@ def _check_overrides(overrides):
             continue
         if not isinstance(value, str):
             raise StackError("ascend_stack_overrides.%s must be a string such as '%s' (quote version "
-                             "numbers in YAML), got %s %r" % (key, _example(key), _type_name(value), value))
+                             "numbers in YAML), got %s %r" % (key, _example(key), type_name(value), value))
         if value.strip():
             values[key] = value.strip()
     if 'driver' in values:
@@ -556,7 +556,7 @@ def _as_stack(stack):
     if isinstance(stack, Mapping) and 'release' in stack and 'cann' in stack:
         return stack
     raise StackError('expected a stack resolved by stack_resolve or a release string, got %s'
-                     % _type_name(stack))
+                     % type_name(stack))
 
 
 def matrix_data():
@@ -668,7 +668,7 @@ def driver_check(stack, version):
     if version is None or (isinstance(version, str) and not version.strip()):
         return 'unknown', 'no NPU driver version to check against vllm-ascend %s' % stack['vllm_ascend']
     if not isinstance(version, str):
-        raise StackError('driver version must be a string, got %s %r' % (_type_name(version), version))
+        raise StackError('driver version must be a string, got %s %r' % (type_name(version), version))
     version = version.strip()
     if stack.get('driver_min') and compare_versions(version, stack['driver_min']) < 0:
         return 'below_minimum', ('NPU driver %s is older than %s, the minimum for vllm-ascend %s'

@@ -112,7 +112,14 @@ def test_problems_come_all_at_once():
 
 
 def test_a_non_list_is_refused():
-    assert bundle.problems(request(chips='910b')) == ["bundle_chips: expected a list, got str '910b'"]
+    assert bundle.problems(request(chips='910b')) == ["bundle_chips: expected a list, got a string ('910b')"]
+
+    # Ansible hands a templated value over as its own str subclass: the message says "string",
+    # not the internal class name.
+    class _AnsibleTaggedStr(str):
+        pass
+    assert bundle.problems(request(chips=_AnsibleTaggedStr('910b'))) == [
+        "bundle_chips: expected a list, got a string ('910b')"]
 
 
 # --- plan: the same names and steps the roles use on the nodes ---------------------------------
@@ -274,9 +281,9 @@ def test_marker_notes_warn_only_for_unlike_targets():
 
 
 @pytest.mark.parametrize('changes, expected', [
-    ({'pip_extra_index_urls': 'https://a/'}, "bundle_pip_extra_index_urls: expected a list, got str 'https://a/'"),
-    ({'extra_files': 'x.zip'}, "bundle_extra_files: expected a list, got str 'x.zip'"),
-    ({'container_os': 5}, 'bundle_container_os: expected a string, got int 5. Fix: set it to a string (or an empty one)'),
+    ({'pip_extra_index_urls': 'https://a/'}, "bundle_pip_extra_index_urls: expected a list, got a string ('https://a/')"),
+    ({'extra_files': 'x.zip'}, "bundle_extra_files: expected a list, got a string ('x.zip')"),
+    ({'container_os': 5}, 'bundle_container_os: expected a string, got an integer (5). Fix: set it to a string (or an empty one)'),
 ])
 def test_wrong_types_are_problems_not_errors(changes, expected):
     assert bundle.problems(request(**changes)) == [expected]
