@@ -206,13 +206,39 @@ def configure(run, tool, devices, check_mode=False):
     return results
 
 
-def check_device(run, tool, device, expected, peers, ping_count=3, retries=0):
+def parse_conf(text):
+    """The ``key=value`` lines of /etc/hccn.conf (which hccn_tool writes with every setting)."""
+    return dict((key.strip(), value.strip()) for key, sep, value in
+                (line.strip().partition('=') for line in (text or '').splitlines()) if sep and key.strip())
+
+
+def conf_drift(conf, device, address):
+    """What /etc/hccn.conf says of ``device`` against the address the device has, or None.
+
+    ``conf``: parse_conf of the file, None when there is none. HCCL takes the device addresses
+    from the file; a stale ``address_N`` leaves that NPU unreachable with nothing in the error
+    output pointing at it (vllm-project/vllm-ascend PR 16847: the device's own value is
+    authoritative), and a missing file fails multi-node HCCL ("'device ip' is not set correctly",
+    issue 7711)."""
+    if address is None:
+        return None
+    if conf is None:
+        return '/etc/hccn.conf is missing (hccn_tool -ip -s writes it; run the hccn role)'
+    recorded = conf.get('address_%s' % device)
+    if recorded != address:
+        return ('/etc/hccn.conf address_%s is %s, the device has %s (the device\'s value is authoritative: run '
+                'the hccn role or correct the file)' % (device, recorded or 'unset', address))
+    return None
+
+
+def check_device(run, tool, device, expected, peers, ping_count=3, retries=0, conf=None):
     """Settings, link, net health and pings of one device.
 
     ``expected``: the planned ``address``/``netmask``/``gateway``/``netdetect`` (missing or None:
     not judged); ``peers``: ``[{'node', 'device', 'address'}]``, each pinged again up to
     ``retries`` times while no reply comes back (the first packets to a peer can be lost while
-    its address is resolved on the fabric). Returns a dict with device,
+    its address is resolved on the fabric); ``conf``: /etc/hccn.conf as parse_conf reads it
+    (``False``: not judged, None: the file is missing). Returns a dict with device,
     address, netmask, gateway, netdetect, link, health, pings_ok, pings_total, unreachable (the
     peers that did not answer) and problems (text naming what else is wrong).
     """
@@ -225,6 +251,9 @@ def check_device(run, tool, device, expected, peers, ping_count=3, retries=0):
     for key in SETTINGS:
         if expected.get(key) and row[key] != expected[key]:
             row['problems'].append('%s %s, planned %s' % (key, row[key] or 'unset', expected[key]))
+    drift = conf_drift(conf, device, row['address']) if conf is not False else None
+    if drift:
+        row['problems'].append(drift)
     if row['link'] != 'UP':
         row['problems'].append('link %s' % row['link'])
     if row['health'] != 'Success':
@@ -249,13 +278,13 @@ def check_device(run, tool, device, expected, peers, ping_count=3, retries=0):
     return row
 
 
-def verify(run, tool, devices, peers, ping_count=3, retries=0):
+def verify(run, tool, devices, peers, ping_count=3, retries=0, conf=False):
     """``check_device`` for every planned device of ``devices`` against all ``peers``, in order.
 
     One command at a time: ``AnsibleModule.run_command`` is not made for concurrent callers
     (outputs were lost when devices were checked from several threads).
     """
-    return [check_device(run, tool, item['device'], item, peers, ping_count, retries) for item in devices]
+    return [check_device(run, tool, item['device'], item, peers, ping_count, retries, conf) for item in devices]
 
 
 def failures(node, rows):

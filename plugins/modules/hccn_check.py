@@ -82,6 +82,13 @@ options:
     description: Ascend install prefix.
     type: path
     default: /usr/local/Ascend
+  conf_path:
+    description:
+      - The file HCCL reads the device addresses from (hccn_tool writes it with every setting). Each device's
+        C(address_N) there must be the address the device has; a stale entry leaves that NPU unreachable
+        (vllm-project/vllm-ascend PR 16847), a missing file fails multi-node HCCL.
+    type: path
+    default: /etc/hccn.conf
 seealso:
   - module: ascend.vllm.hccn_config
 '''
@@ -161,7 +168,7 @@ import socket
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ascend.vllm.plugins.module_utils.command import module_runner
-from ansible_collections.ascend.vllm.plugins.module_utils.hccn import HccnError, failures, verify, locate_tool
+from ansible_collections.ascend.vllm.plugins.module_utils.hccn import HccnError, failures, parse_conf, verify, locate_tool
 
 
 def main():
@@ -184,6 +191,7 @@ def main():
             node=dict(type='str'),
             tool_path=dict(type='path'),
             install_path=dict(type='path', default='/usr/local/Ascend'),
+            conf_path=dict(type='path', default='/etc/hccn.conf'),
         ),
         supports_check_mode=True,
     )
@@ -195,9 +203,13 @@ def main():
     if error:
         module.fail_json(msg=error)
     node = module.params['node'] or socket.gethostname()
+    conf = None
+    if os.path.exists(module.params['conf_path']):
+        with open(module.params['conf_path']) as handle:
+            conf = parse_conf(handle.read())
     try:
         rows = verify(module_runner(module), tool, module.params['devices'], module.params['peers'],
-                      module.params['ping_count'], module.params['ping_retries'])
+                      module.params['ping_count'], module.params['ping_retries'], conf)
     except HccnError as exc:
         module.fail_json(msg=str(exc), tool=tool)
     lines = failures(node, rows)

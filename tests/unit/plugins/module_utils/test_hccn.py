@@ -236,3 +236,18 @@ def test_locate_tool_searches_path_then_the_driver_tools(tmp_path):
 def test_locate_tool_names_the_driver_directory_when_missing(tmp_path):
     assert hccn.locate_tool('', str(tmp_path), '') == (
         None, 'hccn_tool not found in PATH nor in %s: install the NPU driver first' % (tmp_path / 'driver' / 'tools'))
+
+
+def test_hccn_conf_that_disagrees_with_the_device_is_a_problem():
+    # vllm-project/vllm-ascend PR 16847: a stale address_N in /etc/hccn.conf, the device's value authoritative.
+    nics = FakeNics()
+    hccn.configure(nics, TOOL, [wanted(0, '10.20.0.1'), wanted(1, '10.20.0.2')])
+    conf = hccn.parse_conf('address_0=10.20.0.1\nnetmask_0=255.255.0.0\naddress_1=10.20.0.9\n')
+    rows = hccn.verify(nics, TOOL, [wanted(0, '10.20.0.1'), wanted(1, '10.20.0.2')], [], conf=conf)
+    assert rows[0]['problems'] == []
+    assert rows[1]['problems'] == ["/etc/hccn.conf address_1 is 10.20.0.9, the device has 10.20.0.2 (the device's "
+                                   "value is authoritative: run the hccn role or correct the file)"]
+    missing = hccn.verify(nics, TOOL, [wanted(0, '10.20.0.1')], [], conf=None)
+    assert missing[0]['problems'] == ['/etc/hccn.conf is missing (hccn_tool -ip -s writes it; run the hccn role)']
+    # Not asked (the library's default): not judged.
+    assert hccn.verify(nics, TOOL, [wanted(1, '10.20.0.2')], [])[0]['problems'] == []

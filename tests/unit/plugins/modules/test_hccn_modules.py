@@ -123,14 +123,29 @@ def test_missing_tool(run_module, tmp_path):
 def test_check_reports_pings_and_does_not_fail(run_module, tool):
     run_module(hccn_config, {'devices': PLAN, 'install_path': tool.install_path})
     peers = [{'node': 'b', 'device': 0, 'address': '10.20.0.17'}, {'node': 'b', 'device': 1, 'address': '10.20.0.18'}]
+    conf = os.path.join(tool.install_path, 'hccn.conf')
+    with open(conf, 'w') as handle:
+        handle.write('address_0=10.20.0.1\nnetmask_0=255.255.0.0\naddress_1=10.20.0.2\n')
     failed, result = run_module(hccn_check, {'devices': PLAN, 'peers': peers, 'node': 'a', 'ping_count': 1,
-                                             'install_path': tool.install_path}, check_mode=True)
+                                             'install_path': tool.install_path, 'conf_path': conf}, check_mode=True)
     assert not failed and not result['changed'] and not result['ok']
     assert [(d['pings_ok'], d['pings_total'], d['health']) for d in result['devices']] == [(1, 2, 'Success'), (1, 2, 'Init')]
     assert result['failures'] == [
         'a device 0 (10.20.0.1): no reply from b device 1 (10.20.0.18)',
         'a device 1 (10.20.0.2): net health Init; no reply from b device 1 (10.20.0.18)',
     ]
+    # A stale address_1 in the file HCCL reads is named; so is a missing file.
+    with open(conf, 'w') as handle:
+        handle.write('address_0=10.20.0.1\naddress_1=10.20.0.9\n')
+    failed, result = run_module(hccn_check, {'devices': PLAN[1:], 'node': 'a', 'install_path': tool.install_path,
+                                             'conf_path': conf})
+    assert result['failures'] == ["a device 1 (10.20.0.2): /etc/hccn.conf address_1 is 10.20.0.9, the device has "
+                                  "10.20.0.2 (the device's value is authoritative: run the hccn role or correct the "
+                                  "file); net health Init"]
+    failed, result = run_module(hccn_check, {'devices': PLAN[:1], 'node': 'a', 'install_path': tool.install_path,
+                                             'conf_path': conf + '.absent'})
+    assert result['failures'] == ['a device 0 (10.20.0.1): /etc/hccn.conf is missing (hccn_tool -ip -s writes it; '
+                                  'run the hccn role)']
 
 
 def test_check_ping_count_range(run_module, tool):
