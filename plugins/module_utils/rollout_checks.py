@@ -21,7 +21,8 @@ def request_problems(request):
 
     ``request``: ``chip`` (stack_chip_support of the inventory's chip, {} when none is named),
     ``first_batch``, ``batch`` (a count or a percentage), ``drain_file`` / ``undrain_file`` (absolute
-    paths, '' for no hook) with ``drain_exists`` / ``undrain_exists``, ``install_method``.
+    paths, '' for no hook) with ``drain_exists`` / ``undrain_exists``, ``install_method``,
+    ``multinode_mode`` (vllm_service_multinode_mode).
     """
     r = request
     problems = []
@@ -39,6 +40,14 @@ def request_problems(request):
     if method != 'venv':
         problems.append('vllm_service_install_method %s is not supported; a rolling upgrade keeps a virtualenv per release '
                         '(venv)' % method)
+    # The serial batches take hosts in inventory order: a head would move without its workers (or
+    # the other way round), and vllm_service refuses to run part of a multi-node service, which
+    # is not rolled back either. Refused until the rollout moves a service as one unit.
+    mode = r.get('multinode_mode') or 'none'
+    if mode != 'none':
+        problems.append('it serves part of a multi-node service (vllm_service_multinode_mode %s), which the serial '
+                        'batches would split; move the service\'s nodes together with site.yml in a change window '
+                        '(the release set in the inventory), and leave them out of the rolling upgrade with --limit' % mode)
     return problems
 
 

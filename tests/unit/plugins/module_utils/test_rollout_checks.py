@@ -27,6 +27,12 @@ UNSUPPORTED = 'Atlas 300I Duo (Ascend 310P) is not supported by vllm-ascend 0.9.
     ({'install_method': 'container'},
      ['vllm_service_install_method container is not supported; a rolling upgrade keeps a virtualenv per release (venv)']),
     ({'install_method': None}, []),
+    # A head or worker of a multi-node service: the serial batches would split it.
+    ({'multinode_mode': 'dp'},
+     ["it serves part of a multi-node service (vllm_service_multinode_mode dp), which the serial batches would split; "
+      "move the service's nodes together with site.yml in a change window (the release set in the inventory), and "
+      "leave them out of the rolling upgrade with --limit"]),
+    ({'multinode_mode': 'none'}, []),
 ])
 def test_request_problems(change, problems):
     request = dict(GOOD, **change)
