@@ -6,7 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[3]
@@ -72,10 +71,12 @@ def test_validate_renders_the_survey_specs_awx_expects():
     specs = task_result(report, 'Render the survey specs')['ansible_facts']['awx_survey_specs']
     site = specs['ascend.vllm site']
     assert site['name'] == 'ascend.vllm site'
-    release = [q for q in site['spec'] if q['variable'] == 'ascend_stack_release'][0]
+    # The release comes from the inventory: only the rolling upgrade asks for one.
+    assert [q['variable'] for q in site['spec']] == ['ascend_reboot_ok']
+    assert specs['ascend.vllm preflight']['spec'] == []
+    release = [q for q in specs['ascend.vllm rolling upgrade']['spec'] if q['variable'] == 'ascend_stack_release'][0]
     # every release of the stack matrix, newline separated as AWX stores them
     assert release['choices'].split('\n') == ['0.9.1', '0.11.0', '0.13.0', '0.18.0', '0.23.0', '0.23.0.post1', '0.30.0rc2']
-    assert release['default'] == '0.23.0'
     assert release['type'] == 'multiplechoice' and release['required'] is True
     assert release['question_description'] == release['question_name']
     drift = [q for q in specs['ascend.vllm verify']['spec'] if q['variable'] == 'verify_fail_on_drift'][0]
@@ -92,18 +93,24 @@ def test_missing_credentials_fail_before_awx_is_contacted():
                                     'awx_controller_oauthtoken must be set (from Vault)')
 
 
-@pytest.mark.parametrize('release', ['0.23.0'])
-def test_default_release_matches_the_matrix(release):
-    rc, report = run_validate('-e', 'awx_controller_password=x')
-    specs = task_result(report, 'Render the survey specs')['ansible_facts']['awx_survey_specs']
-    assert [q for q in specs['ascend.vllm site']['spec']
-            if q['variable'] == 'ascend_stack_release'][0]['default'] == release
+def test_a_survey_that_sets_the_release_outside_the_rolling_upgrade_is_refused(tmp_path):
+    question = {'variable': 'ascend_stack_release', 'question_name': 'release', 'type': 'multiplechoice',
+                'choices': ['0.23.0'], 'default': '0.23.0', 'required': True}
+    templates = [dict(t, survey=t['survey'] + [question]) if t['name'] == 'ascend.vllm site' else t
+                 for t in DATA['awx_job_templates']]
+    extra = tmp_path / 'moving.json'
+    extra.write_text(json.dumps({'awx_job_templates': templates, 'awx_controller_password': 'x'}))
+    rc, report = run_validate('-e', '@%s' % extra)
+    assert rc == 2
+    failed = task_result(report, 'Only the rolling upgrade asks for a release')
+    assert failed['msg'].startswith('ascend.vllm site: a survey question sets ascend_stack_release, which overrides '
+                                    "the inventory's release")
 
 
 def test_templates_that_orchestrate_across_hosts_are_never_sliced():
     # AWX's job slicing guide: jobs that orchestrate across hosts should not be sliced.
     marks = {t['name']: t['cross_host'] for t in DATA['awx_job_templates']}
-    assert marks == {'ascend.vllm site': True, 'ascend.vllm verify': True,
+    assert marks == {'ascend.vllm site': True, 'ascend.vllm preflight': True, 'ascend.vllm verify': True,
                      'ascend.vllm diagnostics': False, 'ascend.vllm rolling upgrade': True,
                      'ascend.vllm decommission': False}
     assert DATA['awx_job_forks'] == 50
