@@ -136,6 +136,14 @@ redactions:
   description: Number of secrets replaced by C(<redacted>).
   returned: always
   type: int
+diagnosis:
+  description:
+    - The known failures (a wheel for another chip, NNAL missing, an NPU held by another process, ...) found in the
+      services' journals, each with C(unit), C(id), C(cause), C(fix), C(check), C(source) and the C(line) that
+      matched; C(diagnosis.txt) in the archive says the same.
+  returned: always
+  type: list
+  elements: dict
 logs_skipped:
   description: Log files left out by the O(log_max_mb) bound.
   returned: always
@@ -152,6 +160,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_text
 
+from ansible_collections.ascend.vllm.plugins.module_utils import known_failures
 from ansible_collections.ascend.vllm.plugins.module_utils.command import C_LOCALE, command_string
 from ansible_collections.ascend.vllm.plugins.module_utils.support_bundle import (
     newest_within, npu_smi_commands, parse_npu_ids, parse_units, redact, safe_name,
@@ -333,6 +342,23 @@ def collect(module, params, bundle):
     return skipped
 
 
+def diagnosis(bundle):
+    """The known failures (module_utils/known_failures.py) in the services' journals of the bundle:
+    [{unit, id, cause, fix, check, source, line}] and the text of diagnosis.txt."""
+    found, lines = [], []
+    for name in sorted(bundle.files):
+        if not (name.startswith('journal/') and name.endswith('.log')):
+            continue
+        unit = name[len('journal/'):-len('.log')]
+        rows = known_failures.diagnose(to_text(bundle.files[name], errors='surrogate_or_replace'))
+        for row in rows:
+            found.append(dict(row, unit=unit))
+        if rows:
+            lines.append('%s:\n%s' % (unit, known_failures.diagnosis_text(rows)))
+    text = '\n\n'.join(lines) if lines else 'No known failure found in the services\' journals.'
+    return found, text + '\n'
+
+
 def summary(bundle, name, skipped):
     lines = ['Support bundle %s' % name,
              'created: %s' % time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
@@ -394,20 +420,22 @@ def main():
         if params[option] < 0:
             module.fail_json(msg='support_bundle: %s must be 0 or more, got %d' % (option, params[option]))
 
-    result = dict(changed=True, path=dest, size=0, files=[], sections=[], redactions=0, logs_skipped=0)
+    result = dict(changed=True, path=dest, size=0, files=[], sections=[], redactions=0, logs_skipped=0, diagnosis=[])
     if module.check_mode:
         result['sections'] = [{'file': '-', 'source': 'check mode', 'status': 'skipped'}]
         module.exit_json(**result)
 
     bundle = Bundle(params['redact_values'])
     skipped = collect(module, params, bundle)
+    found, text = diagnosis(bundle)
+    bundle.add_text('diagnosis.txt', text, 'the journals against the known failures (docs/troubleshooting.md)')
     bundle.add_text('summary.txt', summary(bundle, name, skipped), 'support_bundle')
     try:
         size = write_archive(dest, name, bundle.files)
     except (IOError, OSError, tarfile.TarError) as exc:
         module.fail_json(msg='support_bundle: cannot write %s: %s' % (dest, exc))
     result.update(size=size, files=sorted(bundle.files), sections=bundle.sections,
-                  redactions=bundle.redactions, logs_skipped=skipped)
+                  redactions=bundle.redactions, logs_skipped=skipped, diagnosis=found)
     module.exit_json(**result)
 
 

@@ -119,3 +119,16 @@ def test_negative_bound_fails(run_module, node):
     failed, result = run_module(support_bundle, node.args(log_max_mb=-1))
     assert failed
     assert result['msg'] == 'support_bundle: log_max_mb must be 0 or more, got -1'
+
+
+def test_the_diagnosis_names_known_failures_in_the_journals():
+    bundle = support_bundle.Bundle([])
+    bundle.add_text('journal/vllm-main.service.log', 'INFO start\nOSError: libatb.so: cannot open shared object file: '
+                    'No such file or directory\n', 'journalctl')
+    bundle.add_text('journal/vllm-other.service.log', 'INFO Application startup complete.\n', 'journalctl')
+    bundle.add_text('logs/x.log', 'dcmi module initialize failed. ret is -8005\n', 'file')   # not a journal
+    found, text = support_bundle.diagnosis(bundle)
+    assert [(row['unit'], row['id']) for row in found] == [('vllm-main.service', 'atb_missing')]
+    assert text.startswith('vllm-main.service:\nKnown failure (atb_missing): NNAL (which provides ATB) is not installed')
+    empty = support_bundle.Bundle([])
+    assert support_bundle.diagnosis(empty) == ([], "No known failure found in the services' journals.\n")
