@@ -417,6 +417,16 @@ def host_plan(v):
     source = 'dir' if artifacts_dir else 'url' if artifacts_url else 'node'
     cmdline_pages = boot_loader.cmdline_pages(v.get('kernel_tuning_hugepages') or [], v.get('kernel_tuning_skip') or [])
     read_clock = mode in ('dp', 'ray')
+    # The driver's files (and the firmware's, unless the node already runs that firmware or the
+    # role leaves firmware alone) when npu_driver will install or upgrade: fetched at stage 4, so a
+    # missing one is refused here, before any change.
+    hdk_names = []
+    if known and planned and target:
+        hdk = stack_utils.hdk_packages(target, family, arch, v.get('npu_driver_firmware_version') or None)
+        hdk_names = [hdk['driver']] if hdk['driver'] else []
+        manage_firmware = v.get('npu_driver_manage_firmware') in (None, True)
+        if manage_firmware and hdk['firmware'] and _text(npu.get('firmware_version')) != hdk['firmware_version']:
+            hdk_names.append(hdk['firmware'])
     # The reads of the node each check needs, unless preflight_skip leaves the check out: the
     # host layer includes them only when there is one (the Python read is planned by read_python).
     skip = set(v.get('preflight_skip') or [])
@@ -444,7 +454,8 @@ def host_plan(v):
         'driver_planned': planned,
         'upgrade_planned': bool(installed) and planned,
         'packages_known': known,
-        'package_names': list(stack_utils.package_names(stack, family, arch).values()) if known else [],
+        'package_names': (list(stack_utils.package_names(stack, family, arch).values()) if known else []) + hdk_names,
+        'hdk_names': hdk_names,
         'cann_source': source,
         'cann_dir': re.sub(r'/+$', '', artifacts_dir),
         'cann_sums_url': '%s/%s' % (re.sub(r'/+$', '', artifacts_url), v.get('ascend_artifacts_sums_file') or 'SHA256SUMS'),
@@ -573,6 +584,7 @@ def host_checks(plan, v):
     ntp_show = v.get('ntp_show') or {}
     ntp_status = v.get('ntp_status') or {}
     names = plan['package_names']
+    hdk_names = list(plan.get('hdk_names') or [])
     source, cann_dir, sums_url = plan['cann_source'], plan['cann_dir'], plan['cann_sums_url']
     sums = v.get('sums') or {}
     cann_version = _text(stack['cann']) if stack else ''
@@ -776,16 +788,26 @@ def host_checks(plan, v):
                         'synchronise the clock with chrony or systemd-timesyncd against the site NTP servers '
                         '(timedatectl set-ntp true)')]
 
+    def hdk_split(missing):
+        """(CANN files, driver and firmware files) of the missing ones, and how to name the second."""
+        return ([name for name in missing if name not in hdk_names], [name for name in missing if name in hdk_names],
+                'driver %s package(s)' % plan['driver_target'])
+
     def package_problems():
         found = []
         if source == 'dir':
             present = list(v.get('dir_present') or [])
-            missing = [name for name in names if name not in present]
-            if missing:
+            cann_missing, hdk_missing, hdk_what = hdk_split([name for name in names if name not in present])
+            if cann_missing:
                 found.append(problem('CANN %s package(s) missing from ascend_artifacts_dir %s on the controller: %s'
-                                     % (cann_version, cann_dir, ', '.join(missing)), 'ascend_artifacts_dir',
+                                     % (cann_version, cann_dir, ', '.join(cann_missing)), 'ascend_artifacts_dir',
                                      'download them from the Ascend support site into that directory, or choose the '
                                      'release whose packages you have'))
+            if hdk_missing:
+                found.append(problem('%s missing from ascend_artifacts_dir %s on the controller: %s'
+                                     % (hdk_what, cann_dir, ', '.join(hdk_missing)), 'ascend_artifacts_dir',
+                                     'download them from the Ascend support site into that directory with their '
+                                     'SHA256SUMS, or set npu_driver_version to the driver you have'))
         elif source == 'url':
             if as_int(sums.get('status')) != 200:
                 found.append(problem('cannot read %s: %s' % (sums_url, sums.get('msg') or 'no answer'),
@@ -795,21 +817,26 @@ def host_checks(plan, v):
             else:
                 listed = [re.sub(r'^\S+\s+\*?', '', line.strip()) for line in _text(sums.get('content')).splitlines()
                           if line.strip()]
-                missing = [name for name in names if name not in listed]
-                if missing:
+                cann_missing, hdk_missing, hdk_what = hdk_split([name for name in names if name not in listed])
+                if cann_missing:
                     found.append(problem('CANN %s package(s) not listed in %s: %s'
-                                         % (cann_version, sums_url, ', '.join(missing)), 'ascend_artifacts_url',
+                                         % (cann_version, sums_url, ', '.join(cann_missing)), 'ascend_artifacts_url',
                                          'upload them to the mirror and add them to its SHA256SUMS, or choose the '
                                          'release whose packages you have'))
+                if hdk_missing:
+                    found.append(problem('%s not listed in %s: %s' % (hdk_what, sums_url, ', '.join(hdk_missing)),
+                                         'ascend_artifacts_url', 'upload them to the mirror and add them to its '
+                                         'SHA256SUMS, or set npu_driver_version to the driver you have'))
         else:
             cached = list(v.get('cached') or [])
-            missing = [name for name in names if name not in cached]
-            if missing:
-                found.append(problem('CANN %s package(s) not pre-staged in %s on the node: %s'
-                                     % (cann_version, _text(v.get('ascend_artifacts_cache_dir')), ', '.join(missing)),
-                                     'ascend_artifacts_cache_dir',
-                                     'copy them there, or set ascend_artifacts_dir (controller directory) or '
-                                     'ascend_artifacts_url (HTTP mirror)'))
+            cann_missing, hdk_missing, hdk_what = hdk_split([name for name in names if name not in cached])
+            for what, missing in (('CANN %s package(s)' % cann_version, cann_missing), (hdk_what, hdk_missing)):
+                if missing:
+                    found.append(problem('%s not pre-staged in %s on the node: %s'
+                                         % (what, _text(v.get('ascend_artifacts_cache_dir')), ', '.join(missing)),
+                                         'ascend_artifacts_cache_dir',
+                                         'copy them there, or set ascend_artifacts_dir (controller directory) or '
+                                         'ascend_artifacts_url (HTTP mirror)'))
         return found
 
     stack_ok = plan['stack_ok']

@@ -79,8 +79,32 @@ def test_plan_of_a_node_without_a_driver():
     plan = pc.host_plan(dict(PLAN_INPUT, npu=npu))
     assert plan['driver_planned'] and not plan['upgrade_planned'] and plan['driver_target'] == '26.0.rc1'
     assert plan['driver_target_variable'] == 'npu_driver_version (default 26.0.rc1)'
-    assert plan['cann_sums_url'] == 'http://mirror.test/ascend/SHA256SUMS' and plan['package_names'] == PACKAGES
+    # The driver is planned: its file and its firmware's are fetched at stage 4, checked here.
+    hdk = ['Ascend-hdk-910b-npu-driver_26.0.rc1_linux-x86-64.run', 'Ascend-hdk-910b-npu-firmware_9.0.0.0.205.run']
+    assert plan['cann_sums_url'] == 'http://mirror.test/ascend/SHA256SUMS' and plan['package_names'] == PACKAGES + hdk
+    assert plan['hdk_names'] == hdk
     assert plan['read_python'] and not plan['read_clock']
+    # The firmware already running, or left alone by the role: the driver's file only.
+    running = pc.host_plan(dict(PLAN_INPUT, npu=dict(npu, firmware_version='9.0.0.0.205')))
+    assert running['hdk_names'] == hdk[:1]
+    assert pc.host_plan(dict(PLAN_INPUT, npu=npu, npu_driver_manage_firmware=False))['hdk_names'] == hdk[:1]
+    # No driver change planned: no HDK file needed.
+    assert pc.host_plan(PLAN_INPUT)['hdk_names'] == []
+
+
+def test_a_driver_file_missing_from_the_source_is_refused_before_stage_4():
+    npu = dict(NPU, driver_version='', npu_smi_version='', present=True)
+    driver = 'Ascend-hdk-910b-npu-driver_26.0.rc1_linux-x86-64.run'
+    firmware = 'Ascend-hdk-910b-npu-firmware_9.0.0.0.205.run'
+    listed = READ['sums']['content'] + '%s  %s\n' % ('0' * 64, firmware)
+    result = run_host({'npu': npu}, {'sums': {'status': 200, 'content': listed}})['cann_packages']
+    assert whats(result) == ['driver 26.0.rc1 package(s) not listed in http://mirror.test/ascend/SHA256SUMS: ' + driver]
+    assert result['problems'][0]['variable'] == 'ascend_artifacts_url'
+    present = PACKAGES + [firmware]
+    result = run_host({'npu': npu, 'ascend_artifacts_url': '', 'ascend_artifacts_dir': '/srv/ascend'},
+                      {'dir_present': present})['cann_packages']
+    assert whats(result) == ['driver 26.0.rc1 package(s) missing from ascend_artifacts_dir /srv/ascend on the '
+                             'controller: ' + driver]
 
 
 @pytest.mark.parametrize('changes, reads', [
