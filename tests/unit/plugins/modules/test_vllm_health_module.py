@@ -48,10 +48,9 @@ def test_metrics_are_read_when_asked(run_module, monkeypatch):
     assert not failed and result['health']['metrics'] is None and result['health']['load'] == ''
 
 
-def test_a_failure_names_the_root_cause_above_the_quoted_lines(run_module, monkeypatch):
-    """vLLM's API server traceback fills the quoted tail; the engine core's exception is above it."""
-    from ansible_collections.ascend.vllm.tests.unit.plugins.module_utils.test_vllm_health import CAUSE, ENGINE_CORE_FAILED
-    journal = ENGINE_CORE_FAILED.splitlines()
+def _failed_unit(monkeypatch, journal):
+    """A unit systemd reports failed, whose journal is ``journal`` (lines); the server never answers.
+    Returns the list of journal lengths asked for."""
     calls = []
 
     def run_command(self, argv, **kwargs):
@@ -62,6 +61,13 @@ def test_a_failure_names_the_root_cause_above_the_quoted_lines(run_module, monke
         return 0, '\n'.join(journal[-lines:]) + '\n', ''
     monkeypatch.setattr(vllm_health.AnsibleModule, 'run_command', run_command)
     monkeypatch.setattr(vllm_health, '_request', lambda *args, **kwargs: (None, 'connection refused'))
+    return calls
+
+
+def test_a_failure_names_the_root_cause_above_the_quoted_lines(run_module, monkeypatch):
+    """vLLM's API server traceback fills the quoted tail; the engine core's exception is above it."""
+    from ansible_collections.ascend.vllm.tests.unit.plugins.module_utils.test_vllm_health import CAUSE, ENGINE_CORE_FAILED
+    calls = _failed_unit(monkeypatch, ENGINE_CORE_FAILED.splitlines())
     failed, result = run_module(vllm_health, {'url': 'http://127.0.0.1:9', 'served_model_name': 'm',
                                               'unit': 'vllm-nonnal.service', 'journal_lines': 5, 'timeout': 5})
     assert failed
@@ -81,13 +87,7 @@ def test_a_failure_names_a_known_cause_and_its_fix_before_the_journal(run_module
     journal = ['INFO 06-16 02:47:01 [api_server.py:1] vLLM API server version 0.23.0',
                'ERROR 06-16 02:47:10 [multiproc_executor.py:870] OSError: libatb.so: cannot open shared object file: '
                'No such file or directory'] + ['ERROR 06-16 02:47:11 [core.py:1] EngineCore failed'] * 10
-
-    def run_command(self, argv, **kwargs):
-        if argv[0] == 'systemctl':
-            return 0, 'ActiveState=failed\nSubState=failed\nNRestarts=0\nResult=exit-code\nExecMainStatus=1\n', ''
-        return 0, '\n'.join(journal[-int(argv[argv.index('-n') + 1]):]) + '\n', ''
-    monkeypatch.setattr(vllm_health.AnsibleModule, 'run_command', run_command)
-    monkeypatch.setattr(vllm_health, '_request', lambda *args, **kwargs: (None, 'connection refused'))
+    _failed_unit(monkeypatch, journal)
     failed, result = run_module(vllm_health, {'url': 'http://127.0.0.1:9', 'served_model_name': 'm',
                                               'unit': 'vllm-atb.service', 'journal_lines': 5, 'timeout': 5})
     assert failed
