@@ -317,9 +317,10 @@ RELEASES = [
         'binds_cpus_on': ['aarch64'],
         'ray': '2.48.0',
         'glibc': {'vllm-ascend': '2.34', 'torch-npu': '2.28', 'torch': '2.28'},
-        # Upstream builds 0.23.0 for the Ascend 950 too (CANN 9.1.0-950 base image, -a5 image tag),
-        # but this collection knows no HDK / CANN package names, PCI id or image suffix for it
-        # yet, so it is not listed: preflight refuses it instead of installing 910b packages.
+        # Upstream builds 0.23.0 for the Ascend 950 too (CANN 9.1.0-950 base image, -a5 image tag in
+        # the release workflow, -950dt in later docs), but no citable HDK driver / firmware file
+        # names exist for it, so it is not listed: preflight names the chip (PCI 0xd806) and refuses
+        # it with that reason (CHIP_FAMILIES['950dt']['unlisted']) instead of installing 910b packages.
         'chips': {
             '910b': 'supported',
             '910_93': 'supported',
