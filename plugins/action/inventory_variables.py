@@ -98,6 +98,8 @@ class ActionModule(ControllerAction):
 
         profiles = _yaml('vllm_service', 'vars', 'main.yml').get('__vllm_service_profiles') or {}
         settings = dict((key, value('vllm_service_' + key)) for key in _SETTINGS)
+        # Whether a required key is set is preflight's api_key check: not said twice.
+        settings['require_api_key'] = False
         settings['profiles'] = sorted(profiles)
         settings['profile_repo'] = (profiles.get(settings['model_profile']) or {}).get('repo', '')
         mode = value('vllm_service_multinode_mode') or 'none'

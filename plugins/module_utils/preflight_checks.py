@@ -195,6 +195,14 @@ _URL = re.compile(r'^https?://[^/\s]+')
 # The parts of an option's argument spec that judge a value the inventory sets (whether an
 # option is required, and its default, are the role's business).
 _SPEC_KEYS = ('type', 'elements', 'choices', 'options', 'no_log')
+# Variables a check of their own judges (stack, service_port, parallel_sizes, api_key,
+# multinode, install_method, artifacts_dir, artifacts_url): the spec check leaves them to it,
+# so one mistake is one line of the report.
+OWN_CHECK_VARIABLES = frozenset([
+    'ascend_stack_release', 'ascend_stack_overrides', 'ascend_stack_allow_unlisted', 'vllm_service_port',
+    'vllm_service_tensor_parallel_size', 'vllm_service_data_parallel_size', 'vllm_service_host',
+    'vllm_service_require_api_key', 'vllm_service_api_key', 'vllm_service_multinode_mode',
+    'vllm_service_install_method', 'ascend_artifacts_dir', 'ascend_artifacts_url'])
 
 
 def spec_problems(options, values):
@@ -206,7 +214,7 @@ def spec_problems(options, values):
 
     problems = []
     for name in sorted(values):
-        if name not in options:
+        if name not in options or name in OWN_CHECK_VARIABLES:
             continue
         role, option = options[name]
         spec = dict((key, value) for key, value in (option or {}).items() if key in _SPEC_KEYS)

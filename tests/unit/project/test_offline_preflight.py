@@ -71,3 +71,10 @@ def test_one_npu_address_planned_on_two_hosts_is_refused_offline():
     assert ('- hccn_addresses: NPU address 10.0.0.1 is planned 3 times: npu-a2-01.dc1.example.com device 0, '
             'npu-a2-02.dc1.example.com device 0, npu-a3-01.dc1.example.com device 0 (hccn_addresses).') in ' '.join(
                 problems(result))
+
+
+def test_a_mistake_a_check_of_its_own_judges_is_reported_once():
+    result = preflight({'vllm_service_install_method': 'docker', 'vllm_service_require_api_key': True,
+                        'vllm_service_api_key': ''})
+    lines = problems_of(result, 'npu-a3-01.dc1.example.com')
+    assert [line.split(':', 1)[0] for line in lines] == ['- api_key', '- install_method'], lines

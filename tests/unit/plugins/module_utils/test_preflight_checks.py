@@ -549,6 +549,9 @@ def test_spec_problems_check_only_what_is_set_and_hide_secrets():
     assert found[0]['fix'] == 'set a_choice as the r role documents it (ansible-doc -t role ascend.vllm.r)'
     assert 'hunter2' not in str(found) and '********' in found[2]['what']
     assert pc.spec_problems(options, {'a_choice': 'y', 'a_list': [1, '2'], 'a_secret': None}) == []
+    # What a check of its own judges is left to it (one mistake, one line).
+    method = {'vllm_service_install_method': ('vllm_service', {'type': 'str', 'choices': ['venv', 'container']})}
+    assert pc.spec_problems(method, {'vllm_service_install_method': 'docker'}) == []
 
 
 def test_port_collisions_and_ranges():
