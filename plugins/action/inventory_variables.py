@@ -13,18 +13,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import os
-
-import yaml
-
 from ansible.errors import AnsibleError
-from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.ascend.vllm.plugins.module_utils import preflight_checks
+from ansible_collections.ascend.vllm.plugins.module_utils import site_requirements
 from ansible_collections.ascend.vllm.plugins.module_utils import vllm_service
-from ansible_collections.ascend.vllm.plugins.plugin_utils.controller_action import ControllerAction
-
-_ROLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), 'roles')
+from ansible_collections.ascend.vllm.plugins.plugin_utils.controller_action import (ControllerAction, literal_defaults,
+                                                                                  role_options, role_yaml)
 
 # vllm_service's settings check reads these (module_utils/vllm_service.settings_problems); the
 # port and parallel sizes are preflight's own service_port / parallel_sizes checks.
@@ -32,44 +27,6 @@ _SETTINGS = ('instance', 'model_name', 'model_repo', 'restart_sec', 'start_limit
              'model_profile', 'require_api_key', 'api_key', 'env', 'model_source', 'model_controller_dir',
              'model_url', 'download_parallel', 'download_timeout', 'download_poll', 'model_offline',
              'modelscope_domain')
-# The ports each mode or feature opens on a node, and Ray's worker port range.
-_PORTS = {
-    'always': ('vllm_service_port',),
-    'dp': ('vllm_service_multinode_rpc_port',),
-    'ray': ('ray_cluster_port', 'ray_cluster_node_manager_port', 'ray_cluster_object_manager_port',
-            'ray_cluster_dashboard_port'),
-    'monitoring': ('monitoring_npu_exporter_port', 'monitoring_node_exporter_port'),
-}
-_RAY_RANGE = ('ray_cluster_min_worker_port', 'ray_cluster_max_worker_port')
-
-
-def _yaml(*parts):
-    path = os.path.join(_ROLES, *parts)
-    if not os.path.isfile(path):
-        return {}
-    with open(path) as handle:
-        return yaml.safe_load(handle) or {}
-
-
-def role_options():
-    """{variable: (role, its argument spec)} over every entry point of every role."""
-    options = {}
-    for role in sorted(os.listdir(_ROLES)):
-        specs = _yaml(role, 'meta', 'argument_specs.yml').get('argument_specs') or {}
-        for entry in specs.values():
-            for name, option in ((entry or {}).get('options') or {}).items():
-                options.setdefault(name, (role, option or {}))
-    return options
-
-
-def literal_defaults():
-    """The roles' defaults that are plain values (no template): what a variable left unset is."""
-    found = {}
-    for role in sorted(os.listdir(_ROLES)):
-        for name, value in _yaml(role, 'defaults', 'main.yml').items():
-            if not (isinstance(value, str) and '{{' in value):
-                found.setdefault(name, value)
-    return found
 
 
 class ActionModule(ControllerAction):
@@ -96,18 +53,14 @@ class ActionModule(ControllerAction):
         def value(name):
             return values[name] if name in values else defaults.get(name)
 
-        profiles = _yaml('vllm_service', 'vars', 'main.yml').get('__vllm_service_profiles') or {}
+        profiles = role_yaml('vllm_service', 'vars', 'main.yml').get('__vllm_service_profiles') or {}
         settings = dict((key, value('vllm_service_' + key)) for key in _SETTINGS)
         # Whether a required key is set is preflight's api_key check: not said twice.
         settings['require_api_key'] = False
         settings['profiles'] = sorted(profiles)
         settings['profile_repo'] = (profiles.get(settings['model_profile']) or {}).get('repo', '')
-        mode = value('vllm_service_multinode_mode') or 'none'
-        groups = ['always'] + ([mode] if mode in _PORTS else [])
-        if boolean(value('monitoring_enabled') or False, strict=False):
-            groups.append('monitoring')
-        ports = [[name, value(name)] for group in groups for name in _PORTS[group] if value(name) is not None]
-        ranges = [list(_RAY_RANGE) + [value(_RAY_RANGE[0]), value(_RAY_RANGE[1])]] if mode == 'ray' else []
+        ports, ranges = site_requirements.service_ports(value, value('vllm_service_multinode_mode') or 'none',
+                                                        value('monitoring_enabled'))
         # Explicit NPU NIC addresses of every host of the play: one address planned twice is refused.
         addresses = {}
         hostvars = task_vars.get('hostvars') or {}

@@ -321,9 +321,19 @@ def inventory_checks(v):
         return multinode_layout.layout_problems(mode, v.get('inventory_hostname'), head, workers,
                                                 list(v.get('ascend_nodes') or []), dict(v.get('peer_modes') or {}))
 
+    declared_chip = _text(v.get('ascend_node_chip'))
+
     def method_problems():
-        if method in INSTALL_METHODS:
-            return []
+        if method in INSTALL_METHODS or method is None:
+            # A node the inventory says is of another chip than the wheels on the indexes serve
+            # (the site requirements report's description): the venv method's own refusal, offline.
+            stack = v.get('stack') if isinstance(v.get('stack'), dict) else None
+            if (method or 'venv') != 'venv' or not declared_chip or not stack:
+                return []
+            found = pip_plan_utils.pip_plan(stack, _text(v.get('ascend_node_arch')) or 'aarch64', declared_chip,
+                                            wheelhouse=True)['problems']
+            return [problem('%s (ascend_node_chip is %s)' % (f['what'], declared_chip), f['variable'], f['fix'])
+                    for f in found if f['variable'] == 'vllm_service_install_method']
         return [problem('vllm_service_install_method is %s, not one of %s' % (_text(method), ', '.join(INSTALL_METHODS)),
                         'vllm_service_install_method',
                         'use venv (pip into a virtualenv) or container (the upstream vllm-ascend image)')]
@@ -356,7 +366,8 @@ def inventory_checks(v):
         Check('multinode', layout_problems,
               detail='single node' if mode == 'none'
               else 'mode %s, head %s, workers %s' % (mode, ', '.join(head), ', '.join(workers))),
-        Check('install_method', method_problems, detail=_text(method), applies=method is not None,
+        Check('install_method', method_problems, detail=_text(method or 'venv'),
+              applies=method is not None or len(declared_chip) > 0,
               na_reason='vllm_service_install_method is not set (venv)'),
         Check('artifacts_dir', dir_problems, detail=artifacts_dir, applies=len(artifacts_dir) > 0,
               na_reason='ascend_artifacts_dir is not set'),

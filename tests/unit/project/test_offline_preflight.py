@@ -78,3 +78,16 @@ def test_a_mistake_a_check_of_its_own_judges_is_reported_once():
                         'vllm_service_api_key': ''})
     lines = problems_of(result, 'npu-a3-01.dc1.example.com')
     assert [line.split(':', 1)[0] for line in lines] == ['- api_key', '- install_method'], lines
+
+
+def test_a_node_the_inventory_calls_an_a3_is_refused_the_venv_method_offline():
+    result = preflight({'vllm_service_install_method': 'venv'})
+    assert result.returncode != 0
+    a3 = problems_of(result, 'npu-a3-01.dc1.example.com')
+    assert len(a3) == 1 and a3[0].startswith(
+        '- install_method: the vllm-ascend 0.23.0 wheel on the package indexes is built for Atlas A2 (Ascend 910B) and '
+        'cannot serve the Atlas A3'), a3
+    assert '(ascend_node_chip is 910_93) (vllm_service_install_method). Fix: set vllm_service_install_method: ' \
+           'container for this node' in a3[0]
+    # The A2 nodes the inventory describes as such pass.
+    assert 'problem(s) on npu-a2-01.dc1.example.com' not in result.stdout
