@@ -7,6 +7,9 @@ from __future__ import (absolute_import, division, print_function)
 
 __metaclass__ = type
 
+import platform
+import sys
+
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ascend.vllm.plugins.plugin_utils.module_utils_on_use import module_utils
@@ -29,6 +32,12 @@ def preflight_inventory_results(variables):
 
 def preflight_host_plan(variables):
     return _call('preflight_host_plan', pc.host_plan, variables)
+
+
+def preflight_wheelhouse_runs(plan, python_read):
+    """The dry runs of the controller's pip (this interpreter: ansible-playbook's) against the wheelhouse."""
+    return _call('preflight_wheelhouse_runs', pc.wheelhouse_runs, plan, python_read or {}, platform.machine(),
+                 '%d.%d' % sys.version_info[:2])
 
 
 def preflight_host_results(plan, variables):
@@ -65,6 +74,7 @@ class FilterModule(object):
             'preflight_ansible_python_problem': preflight_ansible_python_problem,
             'preflight_host_plan': preflight_host_plan,
             'preflight_host_results': preflight_host_results,
+            'preflight_wheelhouse_runs': preflight_wheelhouse_runs,
             'preflight_report_hosts': preflight_report_hosts,
             'preflight_summary': preflight_summary,
             'preflight_failure': preflight_failure,

@@ -19,6 +19,7 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.ascend.vllm.plugins.module_utils import bundle
 from ansible_collections.ascend.vllm.plugins.module_utils import multinode_layout
 from ansible_collections.ascend.vllm.plugins.module_utils.numbers import as_int
 from ansible_collections.ascend.vllm.plugins.module_utils import pip_plan as pip_plan_utils
@@ -455,6 +456,7 @@ def host_plan(v):
               ('sums', 'cann_packages', known and source == 'url'),
               ('cached', 'cann_packages', known and source == 'node')]
     reads = [read for read, check, needed in wanted if needed and check not in skip]
+    wheelhouse = re.sub(r'/+$', '', _text(v.get('vllm_service_pip_wheelhouse')))
     return {
         'mode': mode,
         'method': method,
@@ -475,15 +477,87 @@ def host_plan(v):
         'packages_known': known,
         'package_names': (list(stack_utils.package_names(stack, family, arch).values()) if known else []) + hdk_names,
         'hdk_names': hdk_names,
+        'arch': arch,
         'cann_source': source,
         'cann_dir': re.sub(r'/+$', '', artifacts_dir),
         'cann_sums_url': '%s/%s' % (re.sub(r'/+$', '', artifacts_url), v.get('ascend_artifacts_sums_file') or 'SHA256SUMS'),
         'read_python': method == 'venv' and stack is not None,
+        # The wheelhouse on the controller (vllm_service syncs it to the node): pip is asked there
+        # whether it holds every step of the install, for this node's architecture and Python.
+        'wheelhouse': wheelhouse if (method == 'venv' and known and wheelhouse and 'pip_indexes' not in skip) else '',
+        'wheelhouse_steps': [{'step': entry['step'], 'requirements': entry['requirements']}
+                             for entry in bundle.wheel_downloads(
+                                 {'glibc': '2.17', 'pip_extra_packages': list(v.get('vllm_service_pip_extra_packages') or []),
+                                  'ray': mode == 'ray'}, [stack], [family], [arch], ['3'], '')]
+        if (method == 'venv' and known and wheelhouse and 'pip_indexes' not in skip) else [],
         # kernel_tuning's 1G pages of the whole host go on the kernel command line: read the boot loader.
         'cmdline_pages': cmdline_pages,
         'read_clock': read_clock,
         'reads': reads,
     }
+
+
+def _python_read(python_read):
+    """``(major.minor, glibc)`` of the Python read (``3.11.2`` / ``glibc 2.36``), empty when unread."""
+    lines = _text((python_read or {}).get('stdout')).strip().splitlines() or ['']
+    version = '.'.join(lines[0].split('.')[:2]) if re.match(r'^3\.\d+\.', lines[0]) else ''
+    words = lines[1].split() if len(lines) > 1 else []
+    return version, (words[1] if len(words) == 2 and words[0] == 'glibc' else '')
+
+
+def wheelhouse_runs(plan, python_read, machine, python):
+    """The ``pip install --dry-run`` argument lists (after ``python -m pip``) that ask the controller's
+    pip whether the wheelhouse holds each install step for this node: its architecture, Python and
+    glibc, wheels only, nothing installed (``--target`` is never written in a dry run). ``machine``
+    and ``python`` ("3.11") are the controller's: pip judges the markers of dependencies by its own
+    interpreter (pypa/pip#11664), so a run is ``exact`` only where they are the node's."""
+    version, glibc = _python_read(python_read)
+    if not plan.get('wheelhouse') or not version or not glibc:
+        return []
+    try:
+        platforms = bundle.pip_platforms(plan['arch'], glibc)
+    except bundle.BundleError:
+        return []  # the glibc check names it
+    runs = []
+    for entry in plan.get('wheelhouse_steps') or []:
+        argv = ['install', '--dry-run', '--quiet', '--disable-pip-version-check', '--ignore-installed',
+                '--target', '/nonexistent/ascend-vllm-preflight', '--only-binary=:all:', '--implementation', 'cp',
+                '--python-version', version]
+        for platform in platforms:
+            argv += ['--platform', platform]
+        runs.append({'step': entry['step'], 'requirements': entry['requirements'],
+                     'exact': machine == plan['arch'] and python == version,
+                     'argv': argv + ['--no-index', '--find-links', plan['wheelhouse']] + entry['requirements']})
+    return runs
+
+
+_MISSING = re.compile(r'No matching distribution found for (\S+)')
+
+
+def wheelhouse_findings(results, wheelhouse):
+    """``(problems, warnings)`` of the dry runs (a command loop over ``wheelhouse_runs``): what pip did not
+    find in the wheelhouse, named; where the controller's interpreter is not the node's, a warning."""
+    problems, warnings = [], []
+    for result in results or []:
+        if result.get('skipped') or result.get('rc', 0) == 0:
+            continue
+        item = result.get('item') or {}
+        stderr = _text(result.get('stderr') or result.get('msg'))
+        missing = sorted(set(_MISSING.findall(stderr)))
+        what = ('the wheelhouse %s lacks %s, which the %s step of the install needs (pip: "No matching distribution '
+                'found")' % (wheelhouse, ', '.join(missing), item.get('step'))) if missing else (
+            'pip cannot resolve the %s step (%s) from the wheelhouse %s: %s'
+            % (item.get('step'), ' '.join(item.get('requirements') or []), wheelhouse,
+               ' '.join(line.strip() for line in stderr.strip().splitlines()[-2:]) or 'rc %s' % result.get('rc')))
+        fix = ('put wheels of %s for this node\'s architecture, Python and glibc into it (the site requirements report, '
+               'playbooks/requirements.yml, prints the pip download command that fetches them)'
+               % (', '.join(missing) or 'those requirements'))
+        if item.get('exact', True):
+            problems.append(problem(what, 'vllm_service_pip_wheelhouse', fix))
+        else:
+            warnings.append('%s; asked of the controller\'s pip, which judges conditional dependencies by its own '
+                            'architecture and Python: %s' % (what, fix))
+    return problems, warnings
 
 
 def _os_version(facts):
@@ -715,6 +789,16 @@ def host_checks(plan, v):
                                                len(_text(v.get('vllm_service_pip_wheelhouse'))) > 0))
         return pip
 
+    wheelhouse = {}
+
+    def wheelhouse_result():
+        if not wheelhouse:
+            # A Python or C library the python or glibc check refuses fails every dry run: said once, there.
+            runs = [] if python_problems() or glibc_problems() else v.get('wheelhouse_runs')
+            found = wheelhouse_findings(runs, plan.get('wheelhouse') or '')
+            wheelhouse.update(problems=found[0], warnings=found[1])
+        return wheelhouse
+
     def pip_detail():
         requirements = [r for index in pip_result().get('indexes') or [] for r in index.get('requirements') or []]
         return ', '.join(requirements) or 'PyPI serves every package'
@@ -876,7 +960,8 @@ def host_checks(plan, v):
               applies=method == 'venv' and stack_ok and arch in PACKAGE_ARCHES and len(glibc) > 0,
               na_reason=('vllm_service_install_method is ' + method) if method != 'venv'
               else 'the stack did not resolve' if not stack_ok else 'the C library was not read'),
-        Check('pip_indexes', lambda: list(pip_result().get('problems') or []), detail=pip_detail,
+        Check('pip_indexes', lambda: list(pip_result().get('problems') or []) + wheelhouse_result()['problems'],
+              lambda: wheelhouse_result()['warnings'], detail=pip_detail,
               applies=method == 'venv' and stack_ok and arch in PACKAGE_ARCHES,
               na_reason=('vllm_service_install_method is ' + method) if method != 'venv'
               else 'the stack did not resolve' if not stack_ok else 'no Ascend packages for this architecture'),

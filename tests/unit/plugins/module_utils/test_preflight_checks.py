@@ -454,7 +454,8 @@ def test_filters_name_themselves_in_errors():
     from ansible.errors import AnsibleFilterError
     filters = preflight_filters.FilterModule().filters()
     assert sorted(filters) == ['preflight_ansible_python_problem', 'preflight_failure', 'preflight_host_plan', 'preflight_host_results',
-                               'preflight_inventory_results', 'preflight_report_hosts', 'preflight_summary']
+                               'preflight_inventory_results', 'preflight_report_hosts', 'preflight_summary',
+                               'preflight_wheelhouse_runs']
     with pytest.raises(AnsibleFilterError, match='^preflight_host_plan: '):
         filters['preflight_host_plan'](dict(PLAN_INPUT, npu_driver_version='x.y', npu=dict(NPU, driver_version='1.0')))
 
@@ -577,3 +578,57 @@ def test_the_service_settings_check_becomes_preflight_problems():
         {'what': 'vllm_service_model_profile x is not one of a, b', 'variable': 'vllm_service_model_profile',
          'fix': 'correct vllm_service_model_profile'},
         {'what': 'vllm_service_env: FOO has a line break', 'variable': 'vllm_service_env', 'fix': 'remove those characters'}]
+
+
+WHEELHOUSE_READ = {'rc': 0, 'stdout': '3.11.2\nglibc 2.36\n', 'stderr': ''}
+
+
+def test_a_controller_wheelhouse_is_asked_for_every_install_step_for_this_node():
+    plan = pc.host_plan(dict(PLAN_INPUT, vllm_service_pip_wheelhouse='/srv/wheels/', vllm_service_pip_extra_packages=['uvloop']))
+    assert plan['wheelhouse'] == '/srv/wheels'
+    assert [step['step'] for step in plan['wheelhouse_steps']] == ['vllm', 'vllm-ascend']
+    runs = pc.wheelhouse_runs(plan, WHEELHOUSE_READ, 'x86_64', '3.11')
+    assert [run['exact'] for run in runs] == [True, True]
+    first, second = runs
+    assert first['argv'][:3] == ['install', '--dry-run', '--quiet']
+    assert first['argv'][-4:] == ['--no-index', '--find-links', '/srv/wheels', 'vllm==0.23.0']
+    assert 'manylinux_2_36_x86_64' in first['argv'] and 'manylinux_2_37_x86_64' not in first['argv']
+    assert first['argv'][first['argv'].index('--python-version') + 1] == '3.11'
+    assert second['requirements'][:4] == ['vllm-ascend==0.23.0', 'torch==2.10.0', 'torch-npu==2.10.0.post4',
+                                          'triton-ascend==3.2.2']
+    assert second['requirements'][-1] == 'uvloop'
+    # Another architecture or Python than the controller's: pip judges markers by its own interpreter.
+    assert [run['exact'] for run in pc.wheelhouse_runs(plan, WHEELHOUSE_READ, 'aarch64', '3.11')] == [False, False]
+    # Nothing to ask: no wheelhouse, the container method, the check skipped, the Python unread.
+    assert pc.host_plan(PLAN_INPUT)['wheelhouse_steps'] == []
+    assert pc.host_plan(dict(PLAN_INPUT, vllm_service_pip_wheelhouse='/w', vllm_service_install_method='container'))['wheelhouse'] == ''
+    assert pc.host_plan(dict(PLAN_INPUT, vllm_service_pip_wheelhouse='/w', preflight_skip=['pip_indexes']))['wheelhouse_steps'] == []
+    assert pc.wheelhouse_runs(plan, {'stdout': ''}, 'x86_64', '3.11') == []
+
+
+def test_a_wheelhouse_without_one_requirement_is_refused_naming_it():
+    plan = pc.host_plan(dict(PLAN_INPUT, vllm_service_pip_wheelhouse='/srv/wheels'))
+    runs = pc.wheelhouse_runs(plan, WHEELHOUSE_READ, 'x86_64', '3.11')
+    results = [{'item': runs[0], 'rc': 0, 'stderr': ''},
+               {'item': runs[1], 'rc': 1, 'stderr': 'ERROR: Could not find a version that satisfies the requirement '
+                'triton-ascend==3.2.2 (from versions: none)\nERROR: No matching distribution found for triton-ascend==3.2.2'}]
+    read = dict(READ, vllm_service_pip_wheelhouse='/srv/wheels', python_read=WHEELHOUSE_READ, wheelhouse_runs=results)
+    result = next(r for r in pc.host_results(plan, read) if r['check'] == 'pip_indexes')
+    assert result['status'] == 'failed'
+    assert result['problems'] == [{
+        'what': 'the wheelhouse /srv/wheels lacks triton-ascend==3.2.2, which the vllm-ascend step of the install needs '
+                '(pip: "No matching distribution found")',
+        'variable': 'vllm_service_pip_wheelhouse',
+        'fix': 'put wheels of triton-ascend==3.2.2 for this node\'s architecture, Python and glibc into it (the site '
+               'requirements report, playbooks/requirements.yml, prints the pip download command that fetches them)'}]
+    # A Python the python check refuses fails every run: said there, not again.
+    older = dict(read, python_read={'rc': 0, 'stdout': '3.8.10\nglibc 2.36\n'})
+    assert next(r for r in pc.host_results(plan, older) if r['check'] == 'pip_indexes')['problems'] == []
+    # Asked with another interpreter than the node's: a warning, not a refusal.
+    results[1]['item'] = dict(runs[1], exact=False)
+    result = next(r for r in pc.host_results(plan, dict(read, wheelhouse_runs=results)) if r['check'] == 'pip_indexes')
+    assert result['status'] != 'failed' and result['problems'] == []
+    assert result['warnings'][0].startswith('the wheelhouse /srv/wheels lacks triton-ascend==3.2.2')
+    # A failure pip does not explain with a missing distribution names the step and pip's last lines.
+    problems, _warnings = pc.wheelhouse_findings([{'item': runs[0], 'rc': 1, 'stderr': 'ERROR: ResolutionImpossible'}], '/w')
+    assert problems[0]['what'] == 'pip cannot resolve the vllm step (vllm==0.23.0) from the wheelhouse /w: ERROR: ResolutionImpossible'
