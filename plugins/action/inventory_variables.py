@@ -18,8 +18,8 @@ from ansible.errors import AnsibleError
 from ansible_collections.ascend.vllm.plugins.module_utils import preflight_checks
 from ansible_collections.ascend.vllm.plugins.module_utils import site_requirements
 from ansible_collections.ascend.vllm.plugins.module_utils import vllm_service
-from ansible_collections.ascend.vllm.plugins.plugin_utils.controller_action import (ControllerAction, literal_defaults,
-                                                                                  role_options, role_yaml)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.controller_action import (
+    ControllerAction, literal_defaults, role_options, role_yaml)
 
 # vllm_service's settings check reads these (module_utils/vllm_service.settings_problems); the
 # port and parallel sizes are preflight's own service_port / parallel_sizes checks.

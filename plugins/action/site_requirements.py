@@ -13,8 +13,8 @@ __metaclass__ = type
 from ansible.errors import AnsibleError
 
 from ansible_collections.ascend.vllm.plugins.module_utils import site_requirements
-from ansible_collections.ascend.vllm.plugins.plugin_utils.controller_action import (ControllerAction, literal_defaults,
-                                                                                  role_yaml)
+from ansible_collections.ascend.vllm.plugins.plugin_utils.controller_action import (
+    ControllerAction, literal_defaults, role_yaml)
 
 _OPTIONS = ('generated',)
 

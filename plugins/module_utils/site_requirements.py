@@ -65,6 +65,7 @@ PORTS = {
                    ('monitoring_node_exporter_port', 'Prometheus')),
 }
 RAY_RANGE = ('ray_cluster_min_worker_port', 'ray_cluster_max_worker_port')
+STACK_KEYS = ('release', 'vllm', 'vllm_ascend', 'torch', 'torch_npu', 'triton_ascend', 'cann', 'driver_target', 'ray')
 # Data parallel across nodes binds more than the rpc port (vLLM 0.23.0): the front end's request and
 # response sockets on ports the kernel picks (vllm/v1/engine/utils.py, get_open_port) and the
 # data-parallel process group from VLLM_DP_MASTER_PORT, 29500 by default, upwards
@@ -156,6 +157,11 @@ def python_steps(stack, node, value, mode):
     plan = pip_plan_utils.pip_plan(stack, node['arch'], node['chip'], wheelhouse=True)
     where = _index_of(plan)
     steps = []
+
+    def index_note(req):
+        exact, label = where[_project(req)]
+        return ('from %s' % label) if exact == req else 'as %s from %s' % (exact, label)
+
     for entry in bundle.wheel_downloads(request, [stack], [node['chip']], [node['arch']], [node['python']], 'DIR'):
         name = 'requirements-%s-%s-cp%s-%s.txt' % (stack['release'], node['arch'], node['python'].replace('.', ''),
                                                    entry['step'])
@@ -165,9 +171,7 @@ def python_steps(stack, node, value, mode):
         steps.append({
             'step': entry['step'],
             'requirements': entry['requirements'],
-            'indexes': dict((req, ('from %s' % where[_project(req)][1]) if where[_project(req)][0] == req
-                                 else 'as %s from %s' % where[_project(req)]) for req in entry['requirements']
-                            if _project(req) in where),
+            'indexes': dict((req, index_note(req)) for req in entry['requirements'] if _project(req) in where),
             'file': name,
             'download': argv,
         })
@@ -316,8 +320,7 @@ def host_requirements(host, value, profiles, os_packages, layout, common_env=Non
                             list(value('vllm_service_pip_extra_index_urls') or []), images], sort_keys=True)
     return group_key, {
         'node': node,
-        'stack': dict((key, stack.get(key)) for key in ('release', 'vllm', 'vllm_ascend', 'torch', 'torch_npu',
-                                                         'triton_ascend', 'cann', 'driver_target', 'ray')),
+        'stack': dict((key, stack.get(key)) for key in STACK_KEYS),
         'install_method': method,
         'multinode_mode': mode,
         'vendor_files': vendor,
@@ -401,16 +404,16 @@ def markdown(data, generated=''):
                       'step and vllm-ascend\'s pin different torch versions), so a mirror fetches each file with its '
                       'own command; pip adds the dependencies.', '']
             for step in group['python']:
-                lines += ['- `%s` (%s step): %s' % (step['file'], step['step'], ', '.join(
-                    '%s%s' % (req, ' (%s)' % step['indexes'][req] if req in step['indexes'] else '')
-                    for req in step['requirements'])),
+                named = ', '.join('%s%s' % (req, ' (%s)' % step['indexes'][req] if req in step['indexes'] else '')
+                                  for req in step['requirements'])
+                lines += ['- `%s` (%s step): %s' % (step['file'], step['step'], named),
                           '', '  ```', '  %s' % _argv_text(step['download']), '  ```', '']
         if group['images']:
             lines += ['### Container images', ''] + ['- `%s`' % ref for ref in group['images']] + ['']
         lines += ['### OS packages (%s family)' % node['os_family'], '']
         for stage, entry in sorted(group['os_packages'].items()):
-            lines.append('- %s, %s: %s' % (stage, entry['why'], ', '.join(entry['packages']).replace('{kernel}', '<running kernel>')
-                                            or 'set by the site'))
+            names = ', '.join(entry['packages']).replace('{kernel}', '<running kernel>')
+            lines.append('- %s, %s: %s' % (stage, entry['why'], names or 'set by the site'))
         lines += ['', '### Ports', '', '| Port | Variable | Opened to |', '|---|---|---|']
         lines += ['| %s | %s | %s |' % (item['port'], item['variable'], _cell(item['from'])) for item in group['ports']]
         lines.append('')

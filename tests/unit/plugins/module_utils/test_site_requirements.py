@@ -150,8 +150,8 @@ def test_a_bad_description_is_refused_naming_the_variable(variables, message):
 
 def test_what_is_assumed_is_said_and_secrets_in_the_environment_are_redacted():
     data = report([('h', 'single', {'ascend_node_chip': '910b', 'vllm_service_env': {'HF_TOKEN': 'hf_secret'}})])
-    assert data['groups'][0]['node']['assumed'] == ['ascend_node_arch', 'ascend_node_glibc', 'ascend_node_os_family',
-                                                     'ascend_node_python']
+    assumed = ['ascend_node_arch', 'ascend_node_glibc', 'ascend_node_os_family', 'ascend_node_python']
+    assert data['groups'][0]['node']['assumed'] == assumed
     assert data['hosts']['h']['env']['HF_TOKEN'] == '<redacted>'
     files = sr.files(data, '2026-12-07T00:00:00Z')
     assert 'hf_secret' not in ''.join(item['content'] for item in files)
