@@ -59,6 +59,15 @@ class ActionModule(ControllerAction):
         settings['require_api_key'] = False
         settings['profiles'] = sorted(profiles)
         settings['profile_repo'] = (profiles.get(settings['model_profile']) or {}).get('repo', '')
+        profile = profiles.get(settings['model_profile']) or {}
+        source = settings['model_source'] or profile.get('source') or 'huggingface'
+        # What the model stage will download, for preflight's free-space check of the model directory.
+        model = {
+            'size_gb': profile.get('size_gb'),
+            'path': '%s/%s' % (value('vllm_service_model_dir') or '', settings['model_name'] or profile.get('model_name') or ''),
+            'downloads': source in ('http', 'huggingface', 'modelscope'),
+            'margin_gb': value('vllm_service_model_free_margin_gb') or 0,
+        }
         ports, ranges = site_requirements.service_ports(value, value('vllm_service_multinode_mode') or 'none',
                                                         value('monitoring_enabled'))
         # Explicit NPU NIC addresses of every host of the play: one address planned twice is refused.
@@ -78,6 +87,7 @@ class ActionModule(ControllerAction):
             problems=preflight_checks.spec_problems(options, values),
             settings_problems=vllm_service.settings_problems(settings),
             profile=settings['model_profile'],
+            model=model,
             ports=ports,
             port_ranges=ranges,
             hccn_addresses=addresses,

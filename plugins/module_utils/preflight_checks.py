@@ -628,6 +628,26 @@ def disk_space(needs, df_lines, df_stderr):
     return {'problems': problems, 'detail': '; '.join(details)}
 
 
+def model_disk_needs(needs, model, present):
+    """``needs`` with the model directory's need raised to the profile's model plus the margin when
+    the model stage will download it and it is not on the node yet (``model``: inventory_variables'
+    ``model``; ``present``: its directory exists)."""
+    size = as_int((model or {}).get('size_gb'))
+    if not (model or {}).get('downloads') or size <= 0 or present:
+        return list(needs)
+    want = size + as_int(model.get('margin_gb'))
+    raised = []
+    for need in needs:
+        if need.get('variable') == 'preflight_min_free_gb_models' and as_int(need.get('gb')) < want:
+            need = dict(need, gb=want, label='the model (%s GB, plus vllm_service_model_free_margin_gb) in'
+                        % size, variable='vllm_service_model_profile, vllm_service_model_free_margin_gb')
+        raised.append(need)
+    return raised
+
+
+_MODEL_PRESENT = 'model directory present'
+
+
 def _chip_support(plan, stack):
     family = plan['family']
     if family == '310':
@@ -727,7 +747,10 @@ def host_checks(plan, v):
 
     def disk_result():
         if not disk:
-            disk.update(disk_space(v.get('disk_needs') or [], (v.get('df') or {}).get('stdout_lines'),
+            lines = list((v.get('df') or {}).get('stdout_lines') or [])
+            present = _MODEL_PRESENT in lines
+            needs = model_disk_needs(v.get('disk_needs') or [], v.get('model') or {}, present)
+            disk.update(disk_space(needs, [line for line in lines if line != _MODEL_PRESENT],
                                    (v.get('df') or {}).get('stderr')))
         return disk
 

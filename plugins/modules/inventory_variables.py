@@ -69,6 +69,12 @@ profile:
   description: The model profile the service would serve.
   returned: success
   type: str
+model:
+  description:
+    - What the model stage downloads - C(size_gb) (the profile's), C(path) (the model's directory on the node),
+      C(downloads) (its source is http or a hub) and C(margin_gb) (C(vllm_service_model_free_margin_gb)).
+  returned: success
+  type: dict
 ports:
   description: C([variable, port]) for each port the enabled services listen on.
   returned: success

@@ -204,6 +204,30 @@ def test_disk_space_adds_up_paths_on_one_file_system():
         'enough')]
 
 
+R1 = {'size_gb': 700, 'path': '/var/lib/vllm/models/DeepSeek-R1-W8A8', 'downloads': True, 'margin_gb': 5}
+
+
+def test_the_model_directory_needs_room_for_the_profiles_model_before_it_is_downloaded():
+    lines = ['/dev/vda 1 1 %d 1%% /' % (500 * GIB_K), '/dev/vda 1 1 %d 1%% /' % (500 * GIB_K),
+             'tmpfs 1 1 %d 1%% /tmp' % (20 * GIB_K)]
+    result = run_host(read_changes={'df': {'stdout_lines': lines, 'stderr': ''}, 'model': R1})['disk_space']
+    assert result['problems'] == [pc.problem(
+        '/ has 500.0 GiB free, 725 GiB are needed: 20 GiB for ascend_install_path /usr/local/Ascend, 705 GiB for the '
+        'model (700 GB, plus vllm_service_model_free_margin_gb) in /var/lib/vllm/models',
+        'preflight_min_free_gb_install, vllm_service_model_profile, vllm_service_model_free_margin_gb',
+        'free space on / or move those directories to a larger file system; lower the thresholds only if less is really '
+        'enough')]
+    # Once the model is on the node, or when it is not downloaded (local, controller), the threshold stands.
+    present = run_host(read_changes={'df': {'stdout_lines': lines + ['model directory present'], 'stderr': ''},
+                                     'model': R1})['disk_space']
+    assert present['problems'] == [] and present['detail'] == '/: 500.0 GiB free, 70 GiB needed; /tmp: 20.0 GiB free, 10 GiB needed'
+    local = run_host(read_changes={'df': {'stdout_lines': lines, 'stderr': ''}, 'model': dict(R1, downloads=False)})
+    assert local['disk_space']['problems'] == []
+    # A threshold set higher than the model wins.
+    assert pc.model_disk_needs([{'variable': 'preflight_min_free_gb_models', 'gb': 900}], R1, False) == [
+        {'variable': 'preflight_min_free_gb_models', 'gb': 900}]
+
+
 def test_disk_space_unreadable():
     result = run_host(read_changes={'df': {'stdout_lines': [], 'stderr': 'df: permission denied\n'}})['disk_space']
     assert whats(result) == ['cannot read the free space of /usr/local/Ascend, /var/lib/vllm/models, /tmp: df: '
