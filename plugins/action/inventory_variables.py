@@ -68,8 +68,27 @@ class ActionModule(ControllerAction):
             'downloads': source in ('http', 'huggingface', 'modelscope'),
             'margin_gb': value('vllm_service_model_free_margin_gb') or 0,
         }
-        ports, ranges = site_requirements.service_ports(value, value('vllm_service_multinode_mode') or 'none',
-                                                        value('monitoring_enabled'))
+        mode = value('vllm_service_multinode_mode') or 'none'
+        ports, ranges = site_requirements.service_ports(value, mode, value('monitoring_enabled'))
+        # The firewall's openings (os_prerequisites_firewall): the ports clients reach, and the
+        # service's other nodes by their serving address (or inventory address).
+        groups = task_vars.get('groups') or {}
+        cluster = list(groups.get('vllm_head') or []) + list(groups.get('vllm_workers') or [])
+        me = task_vars.get('inventory_hostname')
+        role = ('single' if mode == 'none' or me not in cluster
+                else 'head' if me in (groups.get('vllm_head') or []) else 'worker')
+        peers = []
+        for host in cluster:
+            if host == me or host not in (task_vars.get('hostvars') or {}):
+                continue
+            found = host
+            for name in ('ansible_host', 'vllm_service_multinode_address'):
+                try:
+                    found = self._templar.template(task_vars['hostvars'][host].get(name)) or found
+                except AnsibleError:
+                    pass  # names a fact of that node (its default route): its inventory address stands
+            peers.append(found)
+        firewall = site_requirements.firewall_plan(role, mode, ports, peers)
         # Explicit NPU NIC addresses of every host of the play: one address planned twice is refused.
         addresses = {}
         hostvars = task_vars.get('hostvars') or {}
@@ -88,6 +107,7 @@ class ActionModule(ControllerAction):
             settings_problems=vllm_service.settings_problems(settings),
             profile=settings['model_profile'],
             model=model,
+            firewall=firewall,
             ports=ports,
             port_ranges=ranges,
             hccn_addresses=addresses,

@@ -94,6 +94,20 @@ def service_ports(value, mode, monitoring):
     return ports, ranges
 
 
+def firewall_plan(role, mode, ports, peers):
+    """What a node's firewall lets in: ``ports`` (``[[variable, port], ...]`` of ``service_ports``)
+    that clients reach - the API port where the node answers (the head or a single node) and the
+    exporters - from anywhere, and every port from ``peers``, the addresses of the service's other
+    nodes (the data-parallel rpc port, Ray's ports and the ports vLLM picks at start, ``DP_MORE``).
+    Returns ``{ports: [{port, proto, variable}], peers: [address]}``."""
+    clients = ['monitoring_npu_exporter_port', 'monitoring_node_exporter_port']
+    if role in ('head', 'single'):
+        clients.insert(0, 'vllm_service_port')
+    opened = [{'port': int(port), 'proto': 'tcp', 'variable': name} for name, port in ports
+              if name in clients and str(port).isdigit()]
+    return {'ports': opened, 'peers': sorted(set(peers)) if mode in ('dp', 'ray') else []}
+
+
 def _node(value):
     node, assumed = {}, []
     for name, default in sorted(NODE_DEFAULTS.items()):

@@ -75,6 +75,14 @@ model:
       C(downloads) (its source is http or a hub) and C(margin_gb) (C(vllm_service_model_free_margin_gb)).
   returned: success
   type: dict
+firewall:
+  description:
+    - What the node's firewall lets in (os_prerequisites_firewall) - C(ports) (C({port, proto, variable}) that
+      clients reach, from anywhere - the API port on the head or a single node, the exporters) and C(peers) (the
+      addresses of the multi-node service's other nodes, from which every port is let in - vLLM's data-parallel
+      ranks also bind ports they pick at start).
+  returned: success
+  type: dict
 ports:
   description: C([variable, port]) for each port the enabled services listen on.
   returned: success

@@ -161,3 +161,17 @@ def test_what_is_assumed_is_said_and_secrets_in_the_environment_are_redacted():
     markdown = files[1]['content']
     assert 'Assumed (not set in the inventory): ascend_node_arch=aarch64' in markdown
     assert files[2]['content'] == 'vllm==%s\n' % stack_utils.resolve_stack(None)['vllm']
+
+
+def test_the_firewall_lets_clients_reach_the_api_and_peers_reach_everything():
+    ports = [['vllm_service_port', 8000], ['vllm_service_multinode_rpc_port', 13389],
+             ['monitoring_npu_exporter_port', 8082], ['monitoring_node_exporter_port', 9100]]
+    head = sr.firewall_plan('head', 'dp', ports, ['10.0.0.2', '10.0.0.2', '10.0.0.3'])
+    assert head == {'ports': [{'port': 8000, 'proto': 'tcp', 'variable': 'vllm_service_port'},
+                              {'port': 8082, 'proto': 'tcp', 'variable': 'monitoring_npu_exporter_port'},
+                              {'port': 9100, 'proto': 'tcp', 'variable': 'monitoring_node_exporter_port'}],
+                    'peers': ['10.0.0.2', '10.0.0.3']}
+    # A headless worker answers no client; a single node has no peers.
+    assert [item['port'] for item in sr.firewall_plan('worker', 'dp', ports, ['10.0.0.1'])['ports']] == [8082, 9100]
+    assert sr.firewall_plan('single', 'none', ports[:1], ['10.0.0.9']) == {
+        'ports': [{'port': 8000, 'proto': 'tcp', 'variable': 'vllm_service_port'}], 'peers': []}
