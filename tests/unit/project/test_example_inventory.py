@@ -89,3 +89,22 @@ def test_the_offline_site_takes_everything_from_the_bundle(host, arch):
     # Nothing names a network source.
     for number, name in enumerate(('ascend_artifacts_url', 'vllm_service_pip_index_url'), 1):
         assert str(got[name]) == "<< error %d - '%s' is undefined >>" % (number, name), got[name]
+
+
+def test_the_firewall_of_the_example_lets_in_the_api_and_the_other_node():
+    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / 'ansible.cfg'), ANSIBLE_NOCOLOR='1',
+               ANSIBLE_CALLBACK_RESULT_FORMAT='json', ASCEND_VAULT_PASSWORD='example-only-change-me')
+    ansible = str(Path(sys.executable).parent / 'ansible')
+    plans = {}
+    for host in HOSTS:
+        result = subprocess.run([ansible, host, '-i', 'inventories/example', '--vault-id', PASSWORD_CLIENT,
+                                 '-m', 'ascend.vllm.inventory_variables'], cwd=REPO, env=env, capture_output=True,
+                                text=True, timeout=120, check=False)
+        head, body = result.stdout.split(' => ', 1)
+        assert head.strip() == '%s | SUCCESS' % host, result.stdout + result.stderr
+        plans[host] = json.loads(body)['firewall']
+    api = [{'port': 8000, 'proto': 'tcp', 'variable': 'vllm_service_port'}]
+    assert plans[HOSTS[0]] == {'ports': api, 'peers': ['10.20.0.12']}
+    # The headless worker answers no client; the A3 serves alone.
+    assert plans[HOSTS[1]] == {'ports': [], 'peers': ['10.20.0.11']}
+    assert plans[HOSTS[2]] == {'ports': api, 'peers': []}
