@@ -135,3 +135,43 @@ def test_slicing_a_rolling_upgrade_is_refused_before_awx_is_contacted(tmp_path):
 def test_sliced_diagnostics_pass_validation(tmp_path):
     rc, report = run_sliced(tmp_path, 'ascend.vllm diagnostics', 4)
     assert rc == 0, report
+
+
+def test_one_inventory_keeps_the_plain_template_names():
+    rc, report = run_validate('-e', 'awx_controller_password=x')
+    assert rc == 0
+    plan = task_result(report, 'Render the templates and schedules of each inventory')['ansible_facts']['awx_plan']
+    assert [t['name'] for t in plan['templates']] == [t['name'] for t in DATA['awx_job_templates']]
+    assert {t['inventory'] for t in plan['templates']} == {'ascend-production'}
+    assert plan['projects'] == []
+
+
+def test_several_inventories_get_their_own_templates_and_the_sites_project(tmp_path):
+    own = {'name': 'site-inventories', 'scm_url': 'https://git.example.com/platform/site-inventories.git'}
+    extra = tmp_path / 'sites.json'
+    extra.write_text(json.dumps({'awx_controller_password': 'x', 'awx_inventories': [
+        {'name': 'dc1', 'source_path': 'dc1/hosts.yml', 'project': own},
+        {'name': 'dc2', 'source_path': 'inventories/example/hosts.yml'}]}))
+    rc, report = run_validate('-e', '@%s' % extra)
+    assert rc == 0, report
+    plan = task_result(report, 'Render the templates and schedules of each inventory')['ansible_facts']['awx_plan']
+    names = [t['name'] for t in DATA['awx_job_templates']]
+    assert [t['name'] for t in plan['templates']] == [n + ' - dc1' for n in names] + [n + ' - dc2' for n in names]
+    assert [t['inventory'] for t in plan['templates']] == ['dc1'] * len(names) + ['dc2'] * len(names)
+    assert all(t['survey_of'] in names for t in plan['templates'])
+    # Every schedule starts the template of its own inventory.
+    template_names = {t['name'] for t in plan['templates']}
+    assert len(plan['schedules']) == 2 * len(DATA['awx_schedules'])
+    assert all(s['job_template'] in template_names and s['name'].endswith(s['job_template'][-6:])
+               for s in plan['schedules'])
+    assert plan['projects'] == [own]
+
+
+def test_two_inventories_of_one_name_are_refused(tmp_path):
+    extra = tmp_path / 'twice.json'
+    extra.write_text(json.dumps({'awx_controller_password': 'x', 'awx_inventories': [
+        {'name': 'dc1', 'source_path': 'a.yml'}, {'name': 'dc1', 'source_path': 'b.yml'}]}))
+    rc, report = run_validate('-e', '@%s' % extra)
+    assert rc == 2
+    assert 'awx_inventories must list at least one inventory, each with its own name' in task_result(
+        report, 'Check the configuration before changing AWX')['msg']
