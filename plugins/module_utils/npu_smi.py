@@ -697,8 +697,32 @@ def _pci_facts(facts, devices):
     return facts
 
 
+_CONTAINER_SCOPE = re.compile(r'^(?:libpod|docker|crio|cri-containerd)-([0-9a-f]{12,64})\.scope$')
+
+
+def process_owner(cgroup_text):
+    """What holds a process, from its ``/proc/<pid>/cgroup``: the systemd unit (``vllm-default.service``)
+    or a container (``container 1a2b3c4d5e6f``), None when neither shows. cgroup v2 has one line
+    ``0::<path>``; v1 names systemd's hierarchy ``name=systemd``."""
+    path = None
+    for line in (cgroup_text or '').splitlines():
+        parts = line.strip().split(':', 2)
+        if len(parts) == 3 and (parts[0] == '0' and parts[1] == '' or parts[1] == 'name=systemd'):
+            path = parts[2]
+            if parts[0] == '0':
+                break
+    unit = None
+    for part in reversed([p for p in (path or '').split('/') if p]):
+        container = _CONTAINER_SCOPE.match(part)
+        if container:
+            return 'container %s' % container.group(1)[:12]
+        if part.endswith('.service') and unit is None:
+            unit = part
+    return unit
+
+
 def gather_npu_facts(run, npu_smi, install_path=DEFAULT_INSTALL_PATH, sysfs_root='/sys',
-                     gather=(), on_failure='fail'):
+                     gather=(), on_failure='fail', proc_root='/proc'):
     """Collect ``ascend_npu`` facts.
 
     ``run(argv) -> (rc, stdout, stderr)`` executes commands (injected so tests can count
@@ -741,6 +765,13 @@ def gather_npu_facts(run, npu_smi, install_path=DEFAULT_INSTALL_PATH, sysfs_root
     facts['npu_smi_version'] = table['npu_smi_version']
     facts['chips'] = chips
     facts['processes'] = table['processes']
+    # Who holds each NPU: the unit or container of the process (gone already: None).
+    for process in facts['processes']:
+        try:
+            with open(os.path.join(proc_root, str(process['pid']), 'cgroup')) as handle:
+                process['unit'] = process_owner(handle.read())
+        except (IOError, OSError):
+            process['unit'] = None
     facts['chip_count'] = len(chips)
     facts['npu_count'] = len(set(chip['npu_id'] for chip in chips))
     facts['present'] = bool(chips) or bool(devices)

@@ -885,7 +885,8 @@ def host_checks(plan, v):
     process_findings = [] if not procs else [
         problem('%d process(es) use the NPUs and the upgrade from driver %s to %s needs them stopped: %s'
                 % (len(procs), installed, target,
-                   ', '.join('PID %s (%s) on NPU %s' % (p.get('pid'), p.get('name') or '', p.get('npu_id'))
+                   ', '.join('PID %s (%s)%s on NPU %s' % (p.get('pid'), p.get('name') or '',
+                                                          ' of %s' % p['unit'] if p.get('unit') else '', p.get('npu_id'))
                              for p in procs)),
                 'ansible_facts.ascend_npu.processes, ' + target_variable,
                 'stop the services using the NPUs (e.g. systemctl stop the vLLM service) in a maintenance window, or '

@@ -311,6 +311,12 @@ ansible_facts:
             container_pid:
               description: Process id inside its container (driver 26.x), else null.
               type: int
+            unit:
+              description:
+                - What holds the process, from its C(/proc/<pid>/cgroup) - the systemd unit (C(vllm-default.service))
+                  or C(container <id>) for a podman, docker, CRI-O or containerd container; null when neither shows
+                  or the process is gone.
+              type: str
 '''
 
 import os

@@ -256,3 +256,30 @@ def test_a_failing_npu_smi_reads_the_pci_bus_when_asked(recording_runner, kunpen
     assert warnings == [facts['npu_smi_error'] + '; NPUs read from the PCI bus']
     with pytest.raises(CommandFailed):
         gather_npu_facts(runner, NPU_SMI, install_path=str(tmp_path), sysfs_root=kunpeng.root)
+
+
+@pytest.mark.parametrize('cgroup, owner', [
+    ('0::/system.slice/vllm-default.service\n', 'vllm-default.service'),
+    # cgroup v1: systemd's own hierarchy names the unit.
+    ('12:memory:/system.slice/other.service\n1:name=systemd:/system.slice/ray-head.service\n', 'ray-head.service'),
+    ('0::/machine.slice/libpod-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope/container\n',
+     'container 0123456789ab'),
+    ('0::/system.slice/docker-89abcdef01234567.scope\n', 'container 89abcdef0123'),
+    ('0::/user.slice/user-1000.slice/session-4.scope\n', None),
+    ('', None),
+])
+def test_the_owner_of_a_process_comes_from_its_cgroup(cgroup, owner):
+    from ansible_collections.ascend.vllm.plugins.module_utils.npu_smi import process_owner
+    assert process_owner(cgroup) == owner
+
+
+def test_each_npu_process_names_the_unit_that_holds_it(recording_runner, fixture_text, tmp_path):
+    runner = recording_runner({('info',): fixture_text('910B3_26.1.0_1.txt'), BOARD_C0: board_for('910B3')})
+    proc = tmp_path / 'proc'
+    (proc / '485946').mkdir(parents=True)
+    (proc / '485946' / 'cgroup').write_text('0::/system.slice/vllm-old.service\n')
+    facts, _warnings = gather(runner, tmp_path, proc_root=str(proc))
+    assert [(p['pid'], p['unit']) for p in facts['processes']] == [(485946, 'vllm-old.service')]
+    # A process gone since npu-smi listed it has no owner.
+    facts, _warnings = gather(runner, tmp_path, proc_root=str(tmp_path / 'empty'))
+    assert [p['unit'] for p in facts['processes']] == [None]

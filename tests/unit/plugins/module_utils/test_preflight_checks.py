@@ -337,12 +337,14 @@ def test_npu_health_unknown_while_the_driver_does_not_answer():
 
 
 def test_processes_block_a_driver_upgrade():
-    npu = dict(NPU, driver_version='25.5.0', processes=[{'pid': 4242, 'name': 'vllm', 'npu_id': 0},
+    npu = dict(NPU, driver_version='25.5.0', processes=[{'pid': 4242, 'name': 'vllm', 'npu_id': 0,
+                                                         'unit': 'vllm-default.service'},
                                                         {'pid': 4243, 'name': None, 'npu_id': 1}])
     result = run_host(plan_changes={'npu': npu})['npu_processes']
+    # The holder's unit, where the node's cgroup names one (npu_facts), says what to stop.
     assert result['problems'] == [pc.problem(
-        '2 process(es) use the NPUs and the upgrade from driver 25.5.0 to 26.0.rc1 needs them stopped: PID 4242 (vllm) on '
-        'NPU 0, PID 4243 () on NPU 1', 'ansible_facts.ascend_npu.processes, npu_driver_version (default 26.0.rc1)',
+        '2 process(es) use the NPUs and the upgrade from driver 25.5.0 to 26.0.rc1 needs them stopped: PID 4242 (vllm) of '
+        'vllm-default.service on NPU 0, PID 4243 () on NPU 1', 'ansible_facts.ascend_npu.processes, npu_driver_version (default 26.0.rc1)',
         'stop the services using the NPUs (e.g. systemctl stop the vLLM service) in a maintenance window, or keep '
         'driver 25.5.0 (npu_driver_version (default 26.0.rc1))')]
 
