@@ -53,7 +53,7 @@ stage_engine() {
 # scenarios together took 84 s against 144 s one after the other, at a third of two cores).
 # Longest first, so the lanes end together; scenarios not listed go first.
 # The first three need no prepared image, which is built beside them.
-molecule_order="operations aarch64 site ray_cluster multinode vllm_service dp_engine npu_driver container hccn cann kernel_tuning
+molecule_order="operations aarch64 site older_os ray_cluster multinode vllm_service dp_engine npu_driver container hccn cann kernel_tuning
   benchmark decommission preflight simulator diagnostics monitoring os_prerequisites modules default"
 # These change host-global kernel state (huge pages, sysctls) and restore it afterwards; they take
 # one lock so they never overlap each other.
@@ -95,6 +95,17 @@ molecule_one() {
       return
     fi
     export ASCEND_SANDBOX_IMAGE_ARM64
+  fi
+  # The older-OS node's image (Debian 11) and the CPython archive of its interpreter route, built
+  # in its lane once per recipe (tests/sandbox/image/cpython.sh).
+  if [ "$s" = older_os ] && [ -z "${ASCEND_SANDBOX_IMAGE_BULLSEYE:-}" ]; then
+    if ! ASCEND_SANDBOX_IMAGE_BULLSEYE=$(ASCEND_SANDBOX_SUITE=bullseye "$REPO_ROOT/tests/sandbox/image/build.sh" 2>>"$logs/molecule-$s.log") \
+      || ! ASCEND_SANDBOX_PYTHON_ARCHIVE=$("$REPO_ROOT/tests/sandbox/image/cpython.sh" "$ASCEND_SANDBOX_IMAGE_BULLSEYE" \
+             "$SANDBOX_DIR/artifacts/910b" "$SANDBOX_DIR/artifacts/910b-older-os" 2>>"$logs/molecule-$s.log"); then
+      echo "1 $(( $(date +%s) - start ))" >"$logs/molecule-$s.result"
+      return
+    fi
+    export ASCEND_SANDBOX_IMAGE_BULLSEYE ASCEND_SANDBOX_PYTHON_ARCHIVE
   fi
   if [[ $host_global_scenarios == *" $s "* ]]; then
     flock "$logs/host-global.lock" molecule test -s "$s" >>"$logs/molecule-$s.log" 2>&1

@@ -33,8 +33,9 @@ def os_prerequisites_monitoring(node_exporter_package):
     return _call(osp.monitoring_packages, node_exporter_package)
 
 
-def os_prerequisites_plan(os_packages, facts, stages, overrides=None, extra=None, extra_var='os_prerequisites_extra'):
-    return _call(osp.plan, os_packages, facts, stages, overrides, extra or (), extra_var)
+def os_prerequisites_plan(os_packages, facts, stages, overrides=None, extra=None, extra_var='os_prerequisites_extra',
+                          python_package=''):
+    return _call(osp.plan, os_packages, facts, stages, overrides, extra or (), extra_var, python_package or '')
 
 
 def os_prerequisites_missing(plan, query):

@@ -10,7 +10,7 @@ DOCUMENTATION = r"""
 name: os_prerequisites_inputs
 author:
   - ascend.vllm maintainers (@ascend-vllm)
-version_added: 0.3.0
+version_added: 0.1.0
 short_description: The os_prerequisites role's inputs, and whether an earlier run of this play run covers them
 description:
   - Takes, from the variables of the task it is templated in, what the os_prerequisites role plans from
@@ -37,7 +37,7 @@ EXAMPLES = r"""
 RETURN = r"""
 _raw:
   description:
-    - One dict - C(wanted) (C(stages), C(packages), C(extra), C(kernel)), the inputs as the role records them after a
+    - One dict - C(wanted) (C(stages), C(packages), C(extra), C(python), C(kernel)), the inputs as the role records them after a
       run that left nothing missing; C(needed), true when C(os_prerequisites_refresh) asks for a run, an input is not
       known, or no earlier run of this play run had the same package names and kernel and at least these stages and
       extra packages.

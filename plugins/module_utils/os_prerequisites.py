@@ -21,6 +21,10 @@ Stages:
   into python3-venv) and numactl, which the unit runs when it binds the service to NUMA nodes.
 - ``serving_container``: vLLM from the vllm-ascend image: the container engine.
 
+The service's interpreter (``vllm_service_python_package``): where the OS's own python3 is older
+than the stack needs (openEuler 22.03: 3.9, Kylin V10: 3.7), a site names the package of its
+repositories that provides a suitable one; it is installed with ``serving_venv``.
+
 What is installed is read with ``dpkg-query`` or ``rpm -q`` (no Python bindings of the package
 manager are needed, so check mode works on a minimal server); what the repositories offer with
 ``apt-cache policy`` or ``dnf repoquery``.
@@ -37,6 +41,7 @@ from ansible.module_utils.parsing.convert_bool import boolean
 STAGES = ('driver_build', 'serving_venv', 'serving_container', 'source_build', 'monitoring', 'node_exporter')
 # The variables a site overrides, named in every refusal.
 PACKAGES_VAR = 'os_prerequisites_packages'
+PYTHON_PACKAGE_VAR = 'vllm_service_python_package'
 DRIVER_BUILD_VAR = 'os_prerequisites_driver_build'
 DPKG_FORMAT = '${Package} ${db:Status-Status}\n'
 RPM_FORMAT = '%{NAME}\n'
@@ -102,12 +107,14 @@ def _names(entry, arch, stage, source):
                              % (source, stage, entry))
 
 
-def plan(os_packages, facts, stages, overrides=None, extra=(), extra_var='os_prerequisites_extra'):
+def plan(os_packages, facts, stages, overrides=None, extra=(), extra_var='os_prerequisites_extra', python_package=''):
     """What to install on this node.
 
     ``os_packages``: the stage lists of the vars file picked for the node; ``overrides``: the
     site's ``os_prerequisites_packages`` (a stage there replaces the file's list); ``extra``:
-    more names (``extra_var`` names the variable they come from). ``os_packages`` is None when
+    more names (``extra_var`` names the variable they come from); ``python_package``: the
+    service's interpreter package (``vllm_service_python_package``), installed with
+    ``serving_venv``. ``os_packages`` is None when
     no vars file matches the node. Returns ``packages`` (unique, in order), ``stage_of`` (name ->
     the stage that asked for it), ``variables`` (name -> the variable to change) and ``problems``
     (refusals, each naming the variable to set).
@@ -150,6 +157,11 @@ def plan(os_packages, facts, stages, overrides=None, extra=(), extra_var='os_pre
                 stage_of[name] = stage
                 variables[name] = (DRIVER_BUILD_VAR + ' or %s.%s' % (PACKAGES_VAR, stage) if stage == 'driver_build'
                                    else '%s.%s' % (PACKAGES_VAR, stage))
+    python_package = _text(python_package)
+    if python_package and 'serving_venv' in (stages or ()) and python_package not in stage_of:
+        packages.append(python_package)
+        stage_of[python_package] = 'serving_venv'
+        variables[python_package] = PYTHON_PACKAGE_VAR
     for name in extra or ():
         name = _text(name)
         if name and name not in stage_of:
@@ -291,10 +303,11 @@ def covered(wanted, done):
     """Whether an earlier run of the role in this play run already made sure of ``wanted``.
 
     ``wanted`` and every entry of ``done`` are ``{'stages': [...], 'packages': {...}, 'extra': [...],
-    'kernel': ...}`` (the role's inputs and the running kernel, which names driver_build's headers;
-    ``done`` holds those of the runs that ended with nothing missing). An entry covers ``wanted``
-    when it had the same package names per stage (``os_prerequisites_packages``) and kernel, and
-    at least its stages and extra packages: the stage roles then only read what the
+    'python': ..., 'kernel': ...}`` (the role's inputs and the running kernel, which names
+    driver_build's headers; ``done`` holds those of the runs that ended with nothing missing). An
+    entry covers ``wanted`` when it had the same package names per stage (``os_prerequisites_packages``)
+    and kernel, the same interpreter package (when ``wanted`` has one), and at least its stages and
+    extra packages: the stage roles then only read what the
     os_prerequisites stage installed."""
     def _set(value, name):
         if value is None:
@@ -308,6 +321,7 @@ def covered(wanted, done):
     packages = wanted.get('packages') or {}
     for entry in done or ():
         if ((entry.get('packages') or {}) == packages and entry.get('kernel') == wanted.get('kernel')
+                and (not wanted.get('python') or entry.get('python') == wanted.get('python'))
                 and stages <= _set(entry.get('stages'), 'stages')
                 and extra <= _set(entry.get('extra'), 'extra')):
             return True
@@ -321,7 +335,7 @@ def run_inputs(get, kernel):
 
     ``get(name, default)`` returns the caller's value of a variable, or ``default``; ``kernel`` is
     the running kernel of the facts ('' when not read). Returns ``wanted`` - ``{stages, packages,
-    extra, kernel}`` as the role records them after a run with nothing missing - and ``needed``:
+    extra, python, kernel}`` as the role records them after a run with nothing missing - and ``needed``:
     ``os_prerequisites_refresh``, an input that cannot be known here, or inputs no earlier run of
     this play run covers (``covered``). A caller outside the role may leave ``os_prerequisites_extra``
     unset only for stages without ``monitoring``: the role's default is then ``[]``."""
@@ -329,8 +343,9 @@ def run_inputs(get, kernel):
     extra = get('os_prerequisites_extra', None)
     if extra is None and stages is not None and 'monitoring' not in stages:
         extra = []
+    python = _text(get(PYTHON_PACKAGE_VAR, '')) if 'serving_venv' in (stages or ()) else ''
     wanted = {'stages': stages, 'packages': get('os_prerequisites_packages', None) or {}, 'extra': extra,
-              'kernel': kernel or ''}
+              'python': python, 'kernel': kernel or ''}
     refresh = boolean(get('os_prerequisites_refresh', False), strict=False)
     unknown = stages is None or extra is None
     needed = refresh or unknown or not covered(wanted, get('__os_prerequisites_done', None) or [])

@@ -457,6 +457,7 @@ def host_plan(v):
               ('cached', 'cann_packages', known and source == 'node')]
     reads = [read for read, check, needed in wanted if needed and check not in skip]
     wheelhouse = re.sub(r'/+$', '', _text(v.get('vllm_service_pip_wheelhouse')))
+    python_archive = _text(v.get('vllm_service_python_archive')) if method == 'venv' else ''
     return {
         'mode': mode,
         'method': method,
@@ -482,6 +483,10 @@ def host_plan(v):
         'cann_dir': re.sub(r'/+$', '', artifacts_dir),
         'cann_sums_url': '%s/%s' % (re.sub(r'/+$', '', artifacts_url), v.get('ascend_artifacts_sums_file') or 'SHA256SUMS'),
         'read_python': method == 'venv' and stack is not None,
+        # The relocatable CPython the service's interpreter is unpacked from (vllm_service_python_archive),
+        # looked for in the same source as the vendor packages, and the Python version its name gives.
+        'python_archive': python_archive,
+        'python_archive_version': archive_version(python_archive),
         # The wheelhouse on the controller (vllm_service syncs it to the node): pip is asked there
         # whether it holds every step of the install, for this node's architecture and Python.
         'wheelhouse': wheelhouse if (method == 'venv' and known and wheelhouse and 'pip_indexes' not in skip) else '',
@@ -495,6 +500,13 @@ def host_plan(v):
         'read_clock': read_clock,
         'reads': reads,
     }
+
+
+def archive_version(name):
+    """The Python version (``3.11``) a python-build-standalone style archive name gives
+    (``cpython-3.11.14+20251120-aarch64-unknown-linux-gnu-install_only.tar.gz``), else ''."""
+    match = re.match(r'^c?python-?(3\.[0-9]+)\.[0-9]+', _text(name))
+    return match.group(1) if match else ''
 
 
 def _python_read(python_read):
@@ -512,6 +524,8 @@ def wheelhouse_runs(plan, python_read, machine, python):
     and ``python`` ("3.11") are the controller's: pip judges the markers of dependencies by its own
     interpreter (pypa/pip#11664), so a run is ``exact`` only where they are the node's."""
     version, glibc = _python_read(python_read)
+    # The interpreter of an archive not unpacked yet: the version its name gives.
+    version = version or plan.get('python_archive_version') or ''
     if not plan.get('wheelhouse') or not version or not glibc:
         return []
     try:
@@ -761,20 +775,59 @@ def host_checks(plan, v):
                         'ansible_facts.memtotal_mb, preflight_min_memory_gb',
                         'add memory, or lower preflight_min_memory_gb when the model is small enough')]
 
+    # The service's interpreter comes by one of three routes: a relocatable CPython from the
+    # artifact source (vllm_service_python_archive), an OS package os_prerequisites installs
+    # (vllm_service_python_package, before the virtualenv), or an interpreter already on the node
+    # (the OS's python3, or the site's own at vllm_service_python).
+    archive, package = plan.get('python_archive') or '', _text(v.get('vllm_service_python_package'))
+    routes = ('set vllm_service_python_archive to a relocatable CPython %s in the artifact source (python-build-standalone '
+              'install_only layout), vllm_service_python_package to the OS package of your repositories that provides '
+              'one (and vllm_service_python to its path), or vllm_service_python to a Python %s the site installed; or '
+              'use vllm_service_install_method: container' % (python_range, python_range))
+    python_runs = python_read.get('rc', 1) == 0 and re.match(r'^[0-9]+\.[0-9]+', python_version) is not None
+
+    def archive_problems():
+        wanted = plan.get('python_archive_version') or ''
+        if wanted and not stack_utils.python_ok(stack, wanted):
+            return [problem('%s holds Python %s, outside %s required by vllm-ascend %s'
+                            % (archive, wanted, python_range, stack['vllm_ascend']), 'vllm_service_python_archive',
+                            'name a CPython in %s' % python_range)]
+        if not plan['packages_known'] or 'cann_packages' in v.get('preflight_skip', []):
+            return []
+        where = {'dir': ('ascend_artifacts_dir %s on the controller' % cann_dir, v.get('dir_present')),
+                 'url': (sums_url, [re.sub(r'^\S+\s+\*?', '', line.strip())
+                                    for line in _text(sums.get('content')).splitlines() if line.strip()]
+                         if as_int(sums.get('status')) == 200 else None),
+                 'node': ('%s on the node' % _text(v.get('ascend_artifacts_cache_dir')), v.get('cached'))}
+        label, present = where[source]
+        if present is None or archive in present:
+            return []
+        return [problem('%s (vllm_service_python_archive) is not in %s' % (archive, label),
+                        'vllm_service_python_archive',
+                        'put it there with its line in SHA256SUMS, or take another of the routes: %s' % routes)]
+
     def python_problems():
-        rc = python_read.get('rc', 1)
-        if rc != 0 or not re.match(r'^[0-9]+\.[0-9]+', python_version):
+        if archive:
+            return archive_problems()
+        if not python_runs:
+            if package:
+                return []
             reason = (_text(python_read.get('stderr')).strip() or _text(python_read.get('msg'))
                       or 'exit status %s' % _text(python_read.get('rc', '')))
             return [problem('cannot run %s: %s' % (python, reason), 'vllm_service_python',
-                            'install Python %s and set vllm_service_python to it (preflight checks the interpreter the '
-                            'service virtualenv is built from)' % python_range)]
+                            'no route supplies the service\'s interpreter: %s' % routes)]
         if stack_utils.python_ok(stack, python_version):
             return []
         return [problem('%s is Python %s, outside %s required by vllm-ascend %s'
-                        % (python, python_version, python_range, stack['vllm_ascend']), 'vllm_service_python',
-                        'install a Python in %s and set vllm_service_python to it, or use '
-                        'vllm_service_install_method: container' % python_range)]
+                        % (python, python_version, python_range, stack['vllm_ascend']), 'vllm_service_python', routes)]
+
+    if archive:
+        python_detail = '%s from %s (Python %s)' % (
+            python, archive, plan.get('python_archive_version') or 'read when unpacked')
+    elif package and not python_runs:
+        python_detail = '%s from the OS package %s (os_prerequisites installs it)' % (python, package)
+    else:
+        python_detail = '%s %s' % (python, python_version)
 
     def floors_above(floors):
         """The packages of ``floors`` whose wheels need a newer glibc than the node's (torch counts on
@@ -977,7 +1030,7 @@ def host_checks(plan, v):
               na_reason='kernel_tuning_hugepages has no 1G pool of the whole host'),
         Check('disk_space', lambda: disk_result()['problems'], detail=lambda: disk_result()['detail']),
         Check('memory', memory_problems, detail='%s GiB' % memory_gib),
-        Check('python', python_problems, detail='%s %s' % (python, python_version),
+        Check('python', python_problems, detail=python_detail,
               applies=method == 'venv' and stack_ok,
               na_reason=('vllm_service_install_method is ' + method) if method != 'venv' else 'the stack did not resolve'),
         Check('glibc', glibc_problems, detail='glibc %s' % glibc,

@@ -294,6 +294,11 @@ def host_requirements(host, value, profiles, os_packages, layout, common_env=Non
               {'file': cann['toolkit'], 'stage': 'cann', 'what': 'CANN %s toolkit' % stack['cann']},
               {'file': cann['ops'], 'stage': 'cann', 'what': 'CANN %s operators for the chip' % stack['cann']},
               {'file': cann['nnal'], 'stage': 'cann', 'what': 'CANN %s NNAL (ATB)' % stack['cann']}]
+    # The service's relocatable CPython travels from the same source (vllm_service_python_archive).
+    if method != 'container' and value('vllm_service_python_archive'):
+        vendor.append({'file': value('vllm_service_python_archive'), 'stage': 'vllm_service',
+                       'what': 'the service\'s interpreter (a relocatable CPython, unpacked to %s)'
+                               % (value('vllm_service_python_prefix') or '/opt/ascend-vllm/python')})
     url = value('ascend_artifacts_url') or ''
     directory = value('ascend_artifacts_dir') or ''
     source = {
@@ -328,10 +333,13 @@ def host_requirements(host, value, profiles, os_packages, layout, common_env=Non
         stages['monitoring'] = 'monitoring_enabled'
     packages = dict((stage, {'why': why, 'packages': list((os_packages.get(node['os_family']) or {}).get(stage) or [])})
                     for stage, why in sorted(stages.items()))
+    if 'serving_venv' in packages and value('vllm_service_python_package'):
+        packages['serving_venv']['packages'].append(value('vllm_service_python_package'))
     ports, ranges = service_ports(value, mode, value('monitoring_enabled'))
     who = dict((name, text) for group in PORTS.values() for name, text in group)
     group_key = json.dumps([stack['release'], node, method, mode, source, value('vllm_service_pip_index_url'),
-                            list(value('vllm_service_pip_extra_index_urls') or []), images], sort_keys=True)
+                            list(value('vllm_service_pip_extra_index_urls') or []), images,
+                            value('vllm_service_python_archive'), value('vllm_service_python_package')], sort_keys=True)
     return group_key, {
         'node': node,
         'stack': dict((key, stack.get(key)) for key in STACK_KEYS),

@@ -98,3 +98,15 @@ def test_a_source_file_unlike_its_sha256sums_is_refused(sources):
     # The wrong copy is not left in the bundle; the right ones are.
     assert not (sources / 'bundle' / 'artifacts' / VENDOR[2]).exists()
     assert (sources / 'bundle' / 'artifacts' / VENDOR[0]).exists()
+
+
+def test_the_bundle_carries_the_service_interpreter_an_inventory_names(sources):
+    # An inventory with the relocatable-interpreter route: its archive travels with the vendor packages.
+    archive = 'cpython-3.11.14+20251120-aarch64-unknown-linux-gnu-install_only.tar.gz'
+    vendor = sources / 'vendor'
+    (vendor / archive).write_bytes(b'python/bin/python3\n')
+    (vendor / 'SHA256SUMS').write_text(sums(vendor, sorted(name for name in os.listdir(vendor) if name != 'SHA256SUMS')))
+    result = run(sources, vllm_service_python_archive=archive, bundle_model_dir='')
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert sorted(os.listdir(sources / 'bundle' / 'artifacts')) == sorted(VENDOR + [archive, 'SHA256SUMS'])
+    assert (sources / 'bundle' / 'artifacts' / 'SHA256SUMS').read_text() == sums(vendor, sorted(VENDOR + [archive]))

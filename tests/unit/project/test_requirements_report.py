@@ -36,7 +36,10 @@ def test_the_example_inventory_gets_its_report_without_a_host(tmp_path):
     assert [item['file'] for item in pair['vendor_files']] == [
         'Ascend-hdk-910b-npu-driver_26.0.rc1_linux-aarch64.run', 'Ascend-hdk-910b-npu-firmware_9.0.0.0.205.run',
         'Ascend-cann-toolkit_9.1.0_linux-aarch64.run', 'Ascend-cann-910b-ops_9.1.0_linux-aarch64.run',
-        'Ascend-cann-nnal_9.1.0_linux-aarch64.run']
+        'Ascend-cann-nnal_9.1.0_linux-aarch64.run',
+        # openEuler 22.03's python3 is 3.9: the service's interpreter comes from the same mirror.
+        'cpython-3.11.14+20251120-aarch64-unknown-linux-gnu-install_only.tar.gz']
+    assert [item['file'] for item in a3['vendor_files']][-1] == 'Ascend-cann-nnal_9.1.0_linux-aarch64.run'
     assert pair['vendor_source']['sums'] == 'https://mirror.dc1.example.com/ascend/SHA256SUMS'
     assert a3['images'] == ['registry.dc1.example.com/ascend/vllm-ascend:v0.23.0-a3'] and a3['python'] == []
     assert (report / 'requirements-0.23.0-aarch64-cp311-vllm.txt').read_text() == 'vllm==0.23.0\n'

@@ -47,5 +47,5 @@ def test_the_lookup_reads_the_task_s_variables(tmp_path):
     assert rc == 0
     answers = [json.loads(task['hosts']['localhost']['msg']) for task in report['plays'][0]['tasks']]
     assert [answer['needed'] for answer in answers] == [False, False, True, True, True]
-    assert answers[0]['wanted'] == {'stages': ['serving_venv'], 'packages': {}, 'extra': [], 'kernel': ''}
+    assert answers[0]['wanted'] == {'stages': ['serving_venv'], 'packages': {}, 'extra': [], 'python': '', 'kernel': ''}
     assert answers[3]['wanted']['extra'] is None

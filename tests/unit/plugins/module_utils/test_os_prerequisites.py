@@ -309,6 +309,11 @@ STAGE_RUN = dict(FIRST, kernel='6.1.0-30-amd64')
     # the site's own package names differ from those of the earlier run
     ({'os_prerequisites_stages': ['serving_venv'], 'os_prerequisites_packages': {'serving_venv': ['python3.11-venv']},
       '__os_prerequisites_done': [STAGE_RUN]}, True),
+    # the service's interpreter package, which the earlier run (site.yml's stage) did not install
+    ({'os_prerequisites_stages': ['serving_venv'], 'vllm_service_python_package': 'python3.11',
+      '__os_prerequisites_done': [STAGE_RUN]}, True),
+    ({'os_prerequisites_stages': ['serving_venv'], 'vllm_service_python_package': 'python3.11',
+      '__os_prerequisites_done': [dict(STAGE_RUN, python='python3.11')]}, False),
     # the monitoring stage's extra packages cannot be known from outside the role: the role decides
     ({'os_prerequisites_stages': ['monitoring'], '__os_prerequisites_done': [STAGE_RUN]}, True),
     ({'os_prerequisites_stages': ['monitoring'], 'os_prerequisites_extra': [],
@@ -322,7 +327,22 @@ def test_run_inputs_say_whether_the_role_must_run(variables, needed):
 
 def test_run_inputs_are_what_the_role_records():
     assert inputs_of({'os_prerequisites_stages': ['serving_venv']})['wanted'] == {
-        'stages': ['serving_venv'], 'packages': {}, 'extra': [], 'kernel': '6.1.0-30-amd64'}
+        'stages': ['serving_venv'], 'packages': {}, 'extra': [], 'python': '', 'kernel': '6.1.0-30-amd64'}
     # another kernel booted since the stage run: its headers are another package
     variables = {'os_prerequisites_stages': ['driver_build'], '__os_prerequisites_done': [STAGE_RUN]}
     assert (inputs_of(variables)['needed'], inputs_of(variables, '6.1.0-31-amd64')['needed']) == (False, True)
+
+
+def test_the_service_interpreter_package_comes_with_serving_venv():
+    # openEuler 22.03's python3 is 3.9.9; a site names the package of its own repositories (RHEL 9's
+    # AppStream has python3.11), which is installed with the virtualenv's packages and named when missing.
+    facts = OS_FACTS['openeuler_22.03_aarch64']
+    result = osp.plan(os_packages(facts), facts, ['serving_venv'], None, (), 'os_prerequisites_extra', 'python3.11')
+    assert result['packages'] == ['python3', 'numactl', 'python3.11']
+    assert (result['stage_of']['python3.11'], result['variables']['python3.11']) == (
+        'serving_venv', 'vllm_service_python_package')
+    # not with the container method's stage
+    result = osp.plan(os_packages(facts), facts, ['serving_container'], None, (), 'os_prerequisites_extra', 'python3.11')
+    assert 'python3.11' not in result['packages']
+    assert inputs_of({'os_prerequisites_stages': ['serving_container'],
+                      'vllm_service_python_package': 'python3.11'})['wanted']['python'] == ''

@@ -559,11 +559,64 @@ def test_glibc_not_read_is_not_applicable():
 def test_the_python_fix_names_the_variable_a_site_sets():
     # preflight_python follows vllm_service_python: the site sets the latter.
     old = run_host(read_changes={'python_read': {'rc': 0, 'stdout': '3.8.10\n'}})['python']
-    assert [(p['variable'], p['fix']) for p in old['problems']] == [(
-        'vllm_service_python', 'install a Python in 3.10-3.12 and set vllm_service_python to it, or use '
-        'vllm_service_install_method: container')]
+    assert [(p['variable'], p['fix']) for p in old['problems']] == [('vllm_service_python', ROUTES)]
     missing = run_host(read_changes={'python_read': {'rc': 127, 'stdout': '', 'stderr': 'not found'}})['python']
-    assert [p['variable'] for p in missing['problems']] == ['vllm_service_python']
+    assert [(p['variable'], p['fix']) for p in missing['problems']] == [
+        ('vllm_service_python', "no route supplies the service's interpreter: " + ROUTES)]
+
+
+ROUTES = ('set vllm_service_python_archive to a relocatable CPython 3.10-3.12 in the artifact source '
+          '(python-build-standalone install_only layout), vllm_service_python_package to the OS package of your '
+          'repositories that provides one (and vllm_service_python to its path), or vllm_service_python to a Python '
+          '3.10-3.12 the site installed; or use vllm_service_install_method: container')
+ARCHIVE = 'cpython-3.11.14+20251120-x86_64-unknown-linux-gnu-install_only.tar.gz'
+# openEuler 22.03 (glibc 2.34): no interpreter at the path yet; the read still gives the C library.
+NO_PYTHON = {'rc': 127, 'stdout': '-\nglibc 2.34\n', 'stderr': 'not found\n'}
+
+
+def test_an_os_package_route_passes_before_the_package_is_installed():
+    results = run_host(read_changes={'python_read': NO_PYTHON, 'preflight_python': '/usr/bin/python3.11',
+                                     'vllm_service_python_package': 'python3.11'})
+    assert (results['python']['status'], results['python']['detail']) == (
+        'passed', '/usr/bin/python3.11 from the OS package python3.11 (os_prerequisites installs it)')
+    # the C library is read without the interpreter
+    assert (results['glibc']['status'], results['glibc']['detail']) == ('passed', 'glibc 2.34')
+    # the package does not make an interpreter that is there, and too old, right
+    old = run_host(read_changes={'python_read': {'rc': 0, 'stdout': '3.9.9\nglibc 2.34\n'},
+                                 'vllm_service_python_package': 'python3.11'})['python']
+    assert whats(old) == ['python3 is Python 3.9.9, outside 3.10-3.12 required by vllm-ascend 0.23.0']
+
+
+def test_an_archive_route_is_checked_in_its_source():
+    sums = dict(READ['sums'], content=READ['sums']['content'] + '%s  %s\n' % ('1' * 64, ARCHIVE))
+    results = run_host(plan_changes={'vllm_service_python_archive': ARCHIVE},
+                       read_changes={'python_read': NO_PYTHON, 'sums': sums,
+                                     'preflight_python': '/opt/ascend-vllm/python/bin/python3'})
+    assert (results['python']['status'], results['python']['detail']) == (
+        'passed', '/opt/ascend-vllm/python/bin/python3 from %s (Python 3.11)' % ARCHIVE)
+    # not listed in the mirror's SHA256SUMS
+    missing = run_host(plan_changes={'vllm_service_python_archive': ARCHIVE}, read_changes={'python_read': NO_PYTHON})
+    assert [(p['what'], p['variable']) for p in missing['python']['problems']] == [
+        ('%s (vllm_service_python_archive) is not in http://mirror.test/ascend/SHA256SUMS' % ARCHIVE,
+         'vllm_service_python_archive')]
+    # a controller directory
+    dir_changes = {'ascend_artifacts_dir': '/srv/ascend', 'ascend_artifacts_url': '', 'vllm_service_python_archive': ARCHIVE}
+    assert whats(run_host(plan_changes=dir_changes, read_changes={'python_read': NO_PYTHON})['python']) == [
+        '%s (vllm_service_python_archive) is not in ascend_artifacts_dir /srv/ascend on the controller' % ARCHIVE]
+    assert run_host(plan_changes=dir_changes, read_changes={'python_read': NO_PYTHON, 'dir_present': PACKAGES + [ARCHIVE]}
+                    )['python']['status'] == 'passed'
+    # a CPython outside the stack's range, by its name
+    old = ARCHIVE.replace('3.11.14', '3.9.25')
+    assert [(p['what'], p['variable']) for p in run_host(plan_changes={'vllm_service_python_archive': old},
+                                                         read_changes={'python_read': NO_PYTHON})['python']['problems']] == [
+        ('%s holds Python 3.9, outside 3.10-3.12 required by vllm-ascend 0.23.0' % old, 'vllm_service_python_archive')]
+
+
+def test_the_archive_version_sets_the_wheelhouse_dry_runs_before_the_unpack():
+    plan = pc.host_plan(dict(PLAN_INPUT, vllm_service_python_archive=ARCHIVE, vllm_service_pip_wheelhouse='/srv/wheels'))
+    runs = pc.wheelhouse_runs(plan, NO_PYTHON, 'x86_64', '3.11')
+    assert runs and all(run['argv'][run['argv'].index('--python-version') + 1] == '3.11' for run in runs)
+    assert pc.archive_version('python-3.12.1-linux.tar.gz') == '3.12' and pc.archive_version('site-python.tgz') == ''
 
 
 def test_spec_problems_check_only_what_is_set_and_hide_secrets():

@@ -175,3 +175,19 @@ def test_the_firewall_lets_clients_reach_the_api_and_peers_reach_everything():
     assert [item['port'] for item in sr.firewall_plan('worker', 'dp', ports, ['10.0.0.1'])['ports']] == [8082, 9100]
     assert sr.firewall_plan('single', 'none', ports[:1], ['10.0.0.9']) == {
         'ports': [{'port': 8000, 'proto': 'tcp', 'variable': 'vllm_service_port'}], 'peers': []}
+
+
+def test_the_service_interpreter_routes_are_listed_for_the_mirrors():
+    # openEuler 22.03 (python3 3.9): one host takes a relocatable CPython from the artifact source,
+    # another the OS package of the site's repositories; they need different files.
+    archive = 'cpython-3.11.14+20251120-aarch64-unknown-linux-gnu-install_only.tar.gz'
+    data = report([('a', 'single', {'vllm_service_python_archive': archive}),
+                   ('b', 'single', {'vllm_service_python_package': 'python3.11'})])
+    assert [group['hosts'] for group in data['groups']] == [['a'], ['b']]
+    first, second = data['groups']
+    assert first['vendor_files'][-1] == {
+        'file': archive, 'stage': 'vllm_service',
+        'what': "the service's interpreter (a relocatable CPython, unpacked to /opt/ascend-vllm/python)"}
+    assert archive not in [item['file'] for item in second['vendor_files']]
+    assert second['os_packages']['serving_venv']['packages'] == PACKAGES['RedHat']['serving_venv'] + ['python3.11']
+    assert 'python3.11' not in first['os_packages']['serving_venv']['packages']
