@@ -33,6 +33,11 @@ if [ ! -x "$prometheus_dir/usr/bin/promtool" ]; then
   dpkg-deb -x "$prometheus_dir"/deb/prometheus_*.deb "$prometheus_dir"
 fi
 
+# The commit-msg hook of the checkout (.githooks): warns on a subject over 72 characters.
+if git -C "$REPO_ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+  git -C "$REPO_ROOT" config core.hooksPath .githooks
+fi
+
 stamp="$VENV/.requirements.sha256"
 want=$(sha256sum "$REPO_ROOT/requirements-dev.txt" | cut -d' ' -f1)
 if [ -x "$VENV/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then

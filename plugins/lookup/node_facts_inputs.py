@@ -10,7 +10,7 @@ DOCUMENTATION = r"""
 name: node_facts_inputs
 author:
   - ascend.vllm maintainers (@ascend-vllm)
-version_added: 0.3.0
+version_added: 0.1.0
 short_description: The node_facts role's inputs, and whether this run must resolve the stack or read the node again
 description:
   - Takes, from the variables of the task it is templated in, what the node_facts role resolves the stack from

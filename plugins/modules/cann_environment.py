@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 module: cann_environment
 short_description: Read the environment the CANN scripts set and the environment file services get, in one pass
-version_added: "0.3.0"
+version_added: "0.1.0"
 description:
   - Sources O(scripts) (the toolkit's and NNAL's C(set_env.sh)) in order in a clean C(bash) - C(env -i) with
     O(clean_path), root's C(HOME) and C(LANG=C), no profile or rc files - and returns what they add to or change in

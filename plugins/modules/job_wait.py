@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 module: job_wait
 short_description: Wait for background jobs of the node and print how they progress
-version_added: "0.3.0"
+version_added: "0.1.0"
 description:
   - Waits for jobs started with C(async) and C(poll=0) (their C(ansible_job_id)s), polling them with
     M(ansible.builtin.async_status), and every O(heartbeat) seconds prints one line per host - the bytes under

@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 module: report_files
 short_description: Write a run's report files on the controller and publish its stats in one task
-version_added: "0.3.0"
+version_added: "0.1.0"
 description:
   - Writes each of O(files) under O(dir) on the controller, creating O(dir) when missing. A file whose content
     differs from what is there is written to a temporary file in the same directory and renamed over it, so a

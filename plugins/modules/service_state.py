@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 module: service_state
 short_description: Read a systemd service's files, its unit's state and leftover backups in one pass
-version_added: "0.3.0"
+version_added: "0.1.0"
 description:
   - Reads each of O(files) as M(ansible.builtin.stat) does by default (a link is read as a link) - whether it
     exists, its mode, owner and group - and, for the files of O(digests), whether its content has that sha256, for

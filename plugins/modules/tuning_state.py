@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 module: tuning_state
 short_description: Read every value the kernel_tuning role manages, in one pass
-version_added: "0.3.0"
+version_added: "0.1.0"
 description:
   - Reads the sysctl keys named in O(sysctl) from C(/proc/sys), the CPU frequency governors of every CPU and those
     CPU 0 offers, the transparent huge pages policy, the kernel release, the state of C(irqbalance.service), the
