@@ -139,8 +139,21 @@ def diagnose(text):
     return found
 
 
+def holders_text(processes, own_unit=None):
+    """Who holds the NPUs, from npu-smi's process table with each process's ``unit`` (the systemd
+    unit or container, npu_smi.process_owner): 'PID 4242 (python3) on NPU 0 in other.service; ...',
+    the service's own unit left out; '' when no one else holds an NPU."""
+    others = [proc for proc in processes or [] if not (own_unit and proc.get('unit') == own_unit)]
+    return '; '.join('PID %s (%s) on NPU %s%s' % (proc.get('pid'), proc.get('name') or '?', proc.get('npu_id'),
+                                                  ' in %s' % proc['unit'] if proc.get('unit') else '')
+                     for proc in others)
+
+
 def diagnosis_text(found):
-    """One paragraph per recognised failure: cause and fix first, then the check and the source."""
-    return '\n'.join('Known failure (%s): %s. Fix: %s. Check: %s. Source: %s. Matched: %s'
-                     % (row['id'], row['cause'], row['fix'], row['check'], row['source'], row['line'])
+    """One paragraph per recognised failure: cause and fix first, then what the node showed (the
+    holders of a busy NPU), the check and the source."""
+    return '\n'.join('Known failure (%s): %s. Fix: %s.%s Check: %s. Source: %s. Matched: %s'
+                     % (row['id'], row['cause'], row['fix'],
+                        ' Found on the node: %s.' % row['found'] if row.get('found') else '',
+                        row['check'], row['source'], row['line'])
                      for row in found)

@@ -721,6 +721,18 @@ def process_owner(cgroup_text):
     return unit
 
 
+def attach_owners(processes, proc_root='/proc'):
+    """Who holds each NPU: sets each process's ``unit``, the unit or container of its cgroup (a
+    process gone already: None). Returns ``processes``."""
+    for process in processes:
+        try:
+            with open(os.path.join(proc_root, str(process['pid']), 'cgroup')) as handle:
+                process['unit'] = process_owner(handle.read())
+        except (IOError, OSError):
+            process['unit'] = None
+    return processes
+
+
 def gather_npu_facts(run, npu_smi, install_path=DEFAULT_INSTALL_PATH, sysfs_root='/sys',
                      gather=(), on_failure='fail', proc_root='/proc'):
     """Collect ``ascend_npu`` facts.
@@ -764,14 +776,7 @@ def gather_npu_facts(run, npu_smi, install_path=DEFAULT_INSTALL_PATH, sysfs_root
     chips = table['chips']
     facts['npu_smi_version'] = table['npu_smi_version']
     facts['chips'] = chips
-    facts['processes'] = table['processes']
-    # Who holds each NPU: the unit or container of the process (gone already: None).
-    for process in facts['processes']:
-        try:
-            with open(os.path.join(proc_root, str(process['pid']), 'cgroup')) as handle:
-                process['unit'] = process_owner(handle.read())
-        except (IOError, OSError):
-            process['unit'] = None
+    facts['processes'] = attach_owners(table['processes'], proc_root)
     facts['chip_count'] = len(chips)
     facts['npu_count'] = len(set(chip['npu_id'] for chip in chips))
     facts['present'] = bool(chips) or bool(devices)

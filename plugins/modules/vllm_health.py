@@ -149,7 +149,8 @@ diagnosis:
   description:
     - The known failures (vllm-ascend issues and upstream code) found in the unit's journal on failure, each with
       C(id), C(cause), C(fix), C(check), C(source) and the C(line) that matched; the failure message names each one's
-      cause and fix before the journal excerpt.
+      cause and fix before the journal excerpt. For an NPU held elsewhere, C(found) names the processes npu-smi shows
+      on the NPUs (PID, name, NPU, and the systemd unit or container that holds each), the service's own left out.
   returned: failure
   type: list
   elements: dict
@@ -165,6 +166,7 @@ from ansible.module_utils.six.moves.urllib.error import HTTPError, URLError
 from ansible.module_utils.common.text.converters import to_native
 
 from ansible_collections.ascend.vllm.plugins.module_utils import known_failures
+from ansible_collections.ascend.vllm.plugins.module_utils import npu_smi
 from ansible_collections.ascend.vllm.plugins.module_utils import vllm_health as vh
 
 # How far back the root cause of a multi-process failure is looked for (vLLM's API server
@@ -226,6 +228,21 @@ class Gate(object):
             environ_update={'LC_ALL': 'C'})
         return out if rc == 0 else 'journalctl failed (rc %d): %s' % (rc, err.strip())
 
+    def npu_holders(self):
+        """The processes other than the service's that npu-smi shows on the NPUs, with their unit or
+        container ('' when npu-smi is not there, fails or shows none)."""
+        path = npu_smi.locate_npu_smi(None, npu_smi.DEFAULT_INSTALL_PATH, os.environ.get('PATH', ''))
+        if not path:
+            return ''
+        rc, out, err = self.module.run_command([path, 'info'], environ_update={'LC_ALL': 'C'})
+        if rc != 0:
+            return ''
+        try:
+            processes = npu_smi.parse_info(out)['processes']
+        except npu_smi.NpuSmiParseError:
+            return ''
+        return known_failures.holders_text(npu_smi.attach_owners(processes), self.unit)
+
     def fail(self, message, **extra):
         journal = self.journal()
         diagnosis = []
@@ -238,6 +255,9 @@ class Gate(object):
             if cause and cause not in journal:
                 message = '%s\nRoot cause, from an earlier journal line: %s' % (message, cause)
             diagnosis = known_failures.diagnose(longer)
+            for row in diagnosis:
+                if row['id'] == 'npu_held_elsewhere':
+                    row['found'] = self.npu_holders()
             if diagnosis:
                 message = '%s\n%s' % (message, known_failures.diagnosis_text(diagnosis))
             message = '%s\nLast %d journal lines of %s:\n%s' % (message, self.params['journal_lines'], self.unit,

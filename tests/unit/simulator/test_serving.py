@@ -945,3 +945,24 @@ def test_headless_worker_checks_its_own_chips(node):
     assert rc == 1
     assert "local_world_size (8) must be less than or equal to the number of visible " \
            "devices (4)." in out
+
+
+def test_an_npu_another_live_process_holds_stops_the_worker(tmp_path):
+    # vllm-project/vllm-ascend issue 2698: the driver refuses a device another process uses (-8020).
+    busy = Node(tmp_path / "node")
+    state = sim_state.load_state(busy.state)
+    state["processes"] = [{"npu_id": 0, "chip_id": 0, "pid": os.getpid(), "name": "python3", "memory_mb": 3072}]
+    sim_state.save_state(state, busy.state)
+    rc, out = run_to_exit(busy, [busy.model], env=busy.env(ASCEND_RT_VISIBLE_DEVICES="0"))
+    assert rc == 1
+    assert out.rstrip().splitlines()[-1] == (
+        "RuntimeError: dcmi model initialized failed, because the device is used. ret is -8020")
+    # Another NPU, or a holder that is gone: the worker starts.
+    state["processes"] = [{"npu_id": 1, "chip_id": 0, "pid": os.getpid(), "name": "python3", "memory_mb": 3072},
+                          {"npu_id": 0, "chip_id": 0, "pid": 2 ** 22 + 1, "name": "gone", "memory_mb": 1}]
+    sim_state.save_state(state, busy.state)
+    srv = Server(busy, [busy.model], env=busy.env(ASCEND_RT_VISIBLE_DEVICES="0"))
+    try:
+        srv.wait_health(200)
+    finally:
+        assert srv.stop() == 0, srv.output()

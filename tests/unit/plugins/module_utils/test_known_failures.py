@@ -80,3 +80,14 @@ def test_the_troubleshooting_page_lists_every_row():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.main(['--check']) == 0
+
+
+def test_the_holders_of_a_busy_npu_are_named_without_the_service_itself():
+    processes = [{'pid': 4242, 'name': 'python3', 'npu_id': 0, 'unit': 'other.service'},
+                 {'pid': 4243, 'name': 'VLLM::EngineCore 0', 'npu_id': 1, 'unit': 'vllm-main.service'},
+                 {'pid': 99, 'name': '', 'npu_id': 3, 'unit': None}]
+    assert kf.holders_text(processes, 'vllm-main.service') == (
+        'PID 4242 (python3) on NPU 0 in other.service; PID 99 (?) on NPU 3')
+    assert kf.holders_text([processes[1]], 'vllm-main.service') == ''
+    row = dict(kf.diagnose('ret is -8005')[0], found='PID 4242 (python3) on NPU 0 in other.service')
+    assert ' Found on the node: PID 4242 (python3) on NPU 0 in other.service. Check: npu-smi info' in kf.diagnosis_text([row])

@@ -126,3 +126,39 @@ def test_with_a_unit_file_the_gate_asks_where_the_restored_unit_listens(run_modu
     failed, result = run_module(vllm_health, {'unit_file': str(tmp_path / 'gone.service')})
     assert failed and result['msg'].startswith('vllm_health: cannot tell where the service of %s listens: '
                                                % (tmp_path / 'gone.service'))
+
+
+def test_an_npu_held_elsewhere_is_named_with_its_holder(run_module, monkeypatch, tmp_path):
+    # vllm-ascend issue 2698: the device is used by another process; npu-smi shows who, and the
+    # process's cgroup which unit or container it runs in. The service's own process is left out.
+    from ansible_collections.ascend.vllm.tests.unit.plugins.module_utils.test_npu_smi_parser import A2, PROCESSES, _a2_chips_only
+    journal = ['ERROR 06-16 02:47:10 [worker.py:1] dcmi model initialized failed, because the device is used. ret is -8020']
+    calls = _failed_unit(monkeypatch, journal)
+    npu_smi_out = _a2_chips_only() + PROCESSES
+    real_run = vllm_health.AnsibleModule.run_command
+
+    def run_command(self, argv, **kwargs):
+        if argv == ['/usr/local/Ascend/driver/tools/npu-smi', 'info']:
+            return 0, npu_smi_out, ''
+        return real_run(self, argv, **kwargs)
+    monkeypatch.setattr(vllm_health.AnsibleModule, 'run_command', run_command)
+    monkeypatch.setattr(vllm_health.npu_smi, 'locate_npu_smi',
+                        lambda explicit, install, path: '/usr/local/Ascend/driver/tools/npu-smi')
+    proc = tmp_path / 'proc'
+    for pid, cgroup in ((1201, '0::/system.slice/batch-train.service\n'),
+                        (1203, '0::/system.slice/vllm-main.service\n'),
+                        (77, '0::/machine.slice/libpod-0123456789abcdef0123.scope/container\n')):
+        (proc / str(pid)).mkdir(parents=True)
+        (proc / str(pid) / 'cgroup').write_text(cgroup)
+    real_attach = vllm_health.npu_smi.attach_owners
+    monkeypatch.setattr(vllm_health.npu_smi, 'attach_owners', lambda processes: real_attach(processes, str(proc)))
+    failed, result = run_module(vllm_health, {'url': 'http://127.0.0.1:9', 'served_model_name': 'm',
+                                              'unit': 'vllm-main.service', 'journal_lines': 5, 'timeout': 5})
+    assert failed and calls
+    holders = ('PID 1201 (python3) on NPU 0 in batch-train.service; PID 1202 (?) on NPU 0; '
+               'PID 77 (ray::IDLE) on NPU 2 in container 0123456789ab')
+    assert [(row['id'], row['found']) for row in result['diagnosis']] == [('npu_held_elsewhere', holders)]
+    line = result['msg'].splitlines()[1]
+    assert line.startswith('Known failure (npu_held_elsewhere): the NPU is held by another process or container. '
+                           'Fix: stop the other user of the NPU')
+    assert ' Found on the node: %s. Check: ' % holders in line

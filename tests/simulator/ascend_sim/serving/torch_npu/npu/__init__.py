@@ -60,7 +60,26 @@ def set_device(device):
     if not isinstance(index, int) or index < 0 or index >= count:
         raise RuntimeError(
             "Invalid device ID. Device ID must be in range [0, %d), but got %r." % (count, index))
+    # An NPU another live process holds (the simulated driver's process table, which npu-smi
+    # prints): the driver refuses it with the message of vllm-project/vllm-ascend issue 2698.
+    npu_id = visible_device_ids()[index]
+    for process in _state().get("processes") or []:
+        pid = process.get("pid")
+        if process.get("npu_id") == npu_id and pid != os.getpid() and os.path.exists("/proc/%s" % pid):
+            raise RuntimeError("dcmi model initialized failed, because the device is used. ret is -8020")
     return None
+
+
+def _state():
+    """The simulated driver's state (ASCEND_SIM_STATE, else /etc/ascend-sim/state.json under
+    ASCEND_SIM_ROOT); {} when there is none."""
+    path = os.environ.get("ASCEND_SIM_STATE") or (
+        os.environ.get("ASCEND_SIM_ROOT", "").rstrip("/") + "/etc/ascend-sim/state.json")
+    try:
+        with open(path) as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return {}
 
 
 # c10_npu::SocVersion (Ascend/pytorch torch_npu/csrc/core/npu/NpuVariables.h): the number
