@@ -159,11 +159,13 @@ def _index_of(plan):
 
 
 def python_steps(stack, node, value, mode):
-    """The pip steps of a venv node: ``[{step, requirements, indexes, file, download}]``."""
+    """The pip steps of a venv node: ``[{step, requirements, indexes, file, download}]``. The download
+    command fills the site's mirror from upstream: it names no index (pip takes the one the
+    connected host's configuration gives); what only another index serves is in ``indexes``."""
     request = {
-        'pip_index_url': value('vllm_service_pip_index_url') or '',
-        'pip_extra_index_urls': list(value('vllm_service_pip_extra_index_urls') or []),
-        'pip_trusted_hosts': list(value('vllm_service_pip_trusted_hosts') or []),
+        'pip_index_url': '',
+        'pip_extra_index_urls': [],
+        'pip_trusted_hosts': [],
         'pip_extra_packages': list(value('vllm_service_pip_extra_packages') or []),
         'ray': mode == 'ray',
         'glibc': node['glibc'],
@@ -424,7 +426,8 @@ def markdown(data, generated=''):
             lines += ['### Python packages', '',
                       'The service\'s virtualenv installs these steps in order. Each step resolves on its own (vLLM\'s '
                       'step and vllm-ascend\'s pin different torch versions), so a mirror fetches each file with its '
-                      'own command; pip adds the dependencies.', '']
+                      'own command; pip adds the dependencies. Run them on a host that reaches PyPI, adding '
+                      '`--extra-index-url` for the indexes named in brackets, and upload DIR to your mirror.', '']
             for step in group['python']:
                 named = ', '.join('%s%s' % (req, ' (%s)' % step['indexes'][req] if req in step['indexes'] else '')
                                   for req in step['requirements'])
