@@ -108,6 +108,22 @@ if [ "$(cat "$ray_stamp" 2>/dev/null)" != "$ray_requirement" ]; then
 fi
 # The index (simple/) covers every wheel of the directory, the downloaded ones too.
 PYTHONPATH="$REPO_ROOT/tests/simulator" python3 -m ascend_sim.wheels build --out "$SANDBOX_DIR/wheels" >/dev/null
+# The Kunpeng node's wheelhouse (scenario aarch64): the same PyPI wheels for aarch64, fetched here
+# with pip download --platform (how a site fills its mirror for Kunpeng nodes from an x86 host),
+# beside the stand-ins, which are pure Python.
+aarch64_stamp="$SANDBOX_DIR/wheels-aarch64/.pypi-downloaded"
+if [ "$(cat "$aarch64_stamp" 2>/dev/null)" != "numpy<2.0.0 numpy ${pypi_wheels[*]}" ]; then
+  mkdir -p "$SANDBOX_DIR/wheels-aarch64"
+  for numpy in 'numpy<2.0.0' numpy; do
+    "$VENV/bin/pip" download --quiet --only-binary=:all: --python-version 3.11 --implementation cp --abi cp311 \
+      --platform manylinux2014_aarch64 --platform manylinux_2_17_aarch64 --platform manylinux_2_28_aarch64 \
+      --dest "$SANDBOX_DIR/wheels-aarch64" "$numpy" "${pypi_wheels[@]}"
+  done
+  printf '%s\n' "numpy<2.0.0 numpy ${pypi_wheels[*]}" > "$aarch64_stamp"
+fi
+PYTHONPATH="$REPO_ROOT/tests/simulator" python3 -m ascend_sim.wheels build --out "$SANDBOX_DIR/wheels-aarch64" \
+  --release "$(python3 -c 'import runpy, sys
+print(runpy.run_path(sys.argv[1])["DEFAULT_RELEASE"])' "$REPO_ROOT/plugins/module_utils/stack_matrix.py")" >/dev/null
 # The model the sandbox serves, with its SHA256SUMS (vllm_service_model_source: controller).
 PYTHONPATH="$REPO_ROOT/tests/simulator" python3 -m ascend_sim.model make \
   "$SANDBOX_DIR/models/DeepSeek-R1-Distill-Qwen-7B" --name DeepSeek-R1-Distill-Qwen-7B >/dev/null

@@ -94,3 +94,20 @@ def test_the_requirements_files_resolve_with_real_pip_and_a_missing_wheel_is_nam
                           capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode != 0
     assert 'No matching distribution found for triton-ascend==3.2.2' in done.stderr
+
+
+@pytest.mark.skipif(not (REPO / '.sandbox' / 'wheels-aarch64').is_dir(),
+                    reason='the aarch64 wheelhouse is made by scripts/sandbox-host.sh (the bed stage)')
+def test_an_x86_64_host_fetches_the_kunpeng_nodes_wheels(tmp_path):
+    # The example's nodes are Kunpeng (aarch64): the report's commands (the bundle's pip download,
+    # --platform per manylinux level) run here, on x86_64, and take aarch64 wheels only.
+    result = run(tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    steps = json.loads((tmp_path / 'report' / 'requirements.json').read_text())['groups'][0]['python']
+    for step in steps:
+        done = subprocess.run(_download(step, REPO / '.sandbox' / 'wheels-aarch64', tmp_path / 'dl'),
+                              cwd=tmp_path / 'report', capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+    compiled = [path.name for path in (tmp_path / 'dl').iterdir() if not path.name.endswith('-none-any.whl')]
+    assert compiled and all(name.endswith('_aarch64.whl') for name in compiled), compiled
+    assert any(name.startswith('numpy-') for name in compiled)
