@@ -65,9 +65,21 @@ def set_device(device):
     npu_id = visible_device_ids()[index]
     for process in _state().get("processes") or []:
         pid = process.get("pid")
-        if process.get("npu_id") == npu_id and pid != os.getpid() and os.path.exists("/proc/%s" % pid):
+        if process.get("npu_id") == npu_id and pid != os.getpid() and _alive(pid):
             raise RuntimeError("dcmi model initialized failed, because the device is used. ret is -8020")
     return None
+
+
+def _alive(pid):
+    """Whether process ``pid`` runs, also where /proc hides other users' processes (the service
+    unit's ProtectProc=invisible): signal 0 is refused for another user's process, not ignored."""
+    try:
+        os.kill(int(pid), 0)
+    except PermissionError:
+        return True
+    except (OSError, ValueError, TypeError):
+        return False
+    return True
 
 
 def _state():
