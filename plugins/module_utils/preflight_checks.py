@@ -786,6 +786,11 @@ def host_checks(plan, v):
               'use vllm_service_install_method: container' % (python_range, python_range))
     python_runs = python_read.get('rc', 1) == 0 and re.match(r'^[0-9]+\.[0-9]+', python_version) is not None
 
+    def sums_listed():
+        """The file names the mirror's SHA256SUMS lists (sha256sum format, text or binary mode)."""
+        return [re.sub(r'^\S+\s+\*?', '', line.strip()) for line in _text(sums.get('content')).splitlines()
+                if line.strip()]
+
     def archive_problems():
         wanted = plan.get('python_archive_version') or ''
         if wanted and not stack_utils.python_ok(stack, wanted):
@@ -795,9 +800,7 @@ def host_checks(plan, v):
         if not plan['packages_known'] or 'cann_packages' in v.get('preflight_skip', []):
             return []
         where = {'dir': ('ascend_artifacts_dir %s on the controller' % cann_dir, v.get('dir_present')),
-                 'url': (sums_url, [re.sub(r'^\S+\s+\*?', '', line.strip())
-                                    for line in _text(sums.get('content')).splitlines() if line.strip()]
-                         if as_int(sums.get('status')) == 200 else None),
+                 'url': (sums_url, sums_listed() if as_int(sums.get('status')) == 200 else None),
                  'node': ('%s on the node' % _text(v.get('ascend_artifacts_cache_dir')), v.get('cached'))}
         label, present = where[source]
         if present is None or archive in present:
@@ -995,8 +998,7 @@ def host_checks(plan, v):
                                      'make the mirror reachable from the node (ascend_artifacts_proxy_env for a proxy) '
                                      'and publish a SHA256SUMS file next to the packages'))
             else:
-                listed = [re.sub(r'^\S+\s+\*?', '', line.strip()) for line in _text(sums.get('content')).splitlines()
-                          if line.strip()]
+                listed = sums_listed()
                 cann_missing, hdk_missing, hdk_what = hdk_split([name for name in names if name not in listed])
                 if cann_missing:
                     found.append(problem('CANN %s package(s) not listed in %s: %s'

@@ -31,19 +31,19 @@ if [ ! -f "$archive" ]; then
   curl -fsS --retry 3 -o "$work/src.tar.gz" "$mirror/pool/main/p/python3.11/python3.11_$version.orig.tar.gz"
   echo "$source_sha256  $work/src.tar.gz" | sha256sum -c --quiet
   echo "building $name in $image" >&2
-  podman run --rm -v "$work:/work" "$image" bash -euc "
+  podman run --rm -v "$work:/build" "$image" bash -euc "
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends gcc make libc6-dev zlib1g-dev libffi-dev libssl-dev \
       libbz2-dev liblzma-dev libsqlite3-dev >/dev/null
-    tar -C /tmp -xzf /work/src.tar.gz
+    tar -C /tmp -xzf /build/src.tar.gz
     cd /tmp/Python-$version
     ./configure -q --prefix=$prefix --with-ensurepip=no --disable-test-modules
     make -s -j\$(nproc) >/dev/null 2>&1 || make -j\$(nproc)
     make -s install DESTDIR=/tmp/stage >/dev/null
     mv /tmp/stage$prefix /tmp/stage/python
     test -x /tmp/stage/python/bin/python3
-    tar -C /tmp/stage -czf /work/out.tar.gz python
+    tar -C /tmp/stage -czf /build/out.tar.gz python
   " >"$work/build.log" 2>&1 || { tail -30 "$work/build.log" >&2; exit 1; }
   mkdir -p "$cache"
   mv "$work/out.tar.gz" "$archive"

@@ -82,13 +82,17 @@ def _alive(pid):
     return True
 
 
-def _state():
-    """The simulated driver's state (ASCEND_SIM_STATE, else /etc/ascend-sim/state.json under
-    ASCEND_SIM_ROOT); {} when there is none."""
-    path = os.environ.get("ASCEND_SIM_STATE") or (
+def _state_path():
+    """The simulated driver's state file: ASCEND_SIM_STATE, else /etc/ascend-sim/state.json under
+    ASCEND_SIM_ROOT."""
+    return os.environ.get("ASCEND_SIM_STATE") or (
         os.environ.get("ASCEND_SIM_ROOT", "").rstrip("/") + "/etc/ascend-sim/state.json")
+
+
+def _state():
+    """The simulated driver's state; {} when there is none."""
     try:
-        with open(path) as handle:
+        with open(_state_path()) as handle:
             return json.load(handle)
     except (OSError, ValueError):
         return {}
@@ -109,10 +113,8 @@ _SOC_VERSIONS = {
 def get_soc_version():
     """The SoC of the node's chips, as the simulated driver reports it (the simulator's state:
     ASCEND_SIM_STATE, else /etc/ascend-sim/state.json under ASCEND_SIM_ROOT)."""
-    path = os.environ.get("ASCEND_SIM_STATE") or (
-        os.environ.get("ASCEND_SIM_ROOT", "").rstrip("/") + "/etc/ascend-sim/state.json")
     try:
-        with open(path) as handle:
+        with open(_state_path()) as handle:
             name = json.load(handle)["board"]["soc_version"]
     except (OSError, ValueError, KeyError) as exc:
         raise RuntimeError("get_soc_version: the runtime reports no SoC (%s)" % exc) from exc
