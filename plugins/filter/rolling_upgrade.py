@@ -21,6 +21,24 @@ def rolling_upgrade_problems(request):
     return rollout_checks.request_problems(request)
 
 
+def rolling_upgrade_plan(hosts, units, first_batch, batch):
+    """The rollout's batches, a multi-node service in one (module_utils.rollout_checks.plan_batches)."""
+    if not isinstance(units, dict):
+        raise AnsibleFilterError('rolling_upgrade_plan expects a mapping of host to its unit, got %s' % type(units).__name__)
+    try:
+        return rollout_checks.plan_batches(list(hosts), units, first_batch, batch)
+    except (TypeError, ValueError) as exc:
+        raise AnsibleFilterError('rolling_upgrade_plan: %s' % exc)
+
+
+def rolling_upgrade_slo(before, after, slo):
+    """A batch's benchmark before and after the upgrade, judged (module_utils.rollout_checks.slo_verdict)."""
+    try:
+        return rollout_checks.slo_verdict(before, after, slo)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise AnsibleFilterError('rolling_upgrade_slo: %s' % exc)
+
+
 def rolling_upgrade_summary(facts_of, hosts):
     """One result row per host of the play (module_utils.rollout_checks.summary_rows)."""
     try:
@@ -43,5 +61,6 @@ class FilterModule(object):
     """ascend.vllm rolling_upgrade filters."""
 
     def filters(self):
-        return {'rolling_upgrade_lines': rolling_upgrade_lines, 'rolling_upgrade_problems': rolling_upgrade_problems,
+        return {'rolling_upgrade_lines': rolling_upgrade_lines, 'rolling_upgrade_plan': rolling_upgrade_plan,
+                'rolling_upgrade_problems': rolling_upgrade_problems, 'rolling_upgrade_slo': rolling_upgrade_slo,
                 'rolling_upgrade_stopped': rolling_upgrade_stopped, 'rolling_upgrade_summary': rolling_upgrade_summary}

@@ -12,6 +12,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.ascend.vllm.plugins.plugin_utils.module_utils_on_use import module_utils
 
 multinode_layout = module_utils('multinode_layout')
+known_failures = module_utils('known_failures')
 
 
 def _positive(host, value):
@@ -57,9 +58,17 @@ def vllm_layout_problems(mode, host, head, workers, ascend_nodes=None, peer_mode
     return multinode_layout.layout_problems(mode, host, head, workers, ascend_nodes, peer_modes, who)
 
 
+def vllm_known_failures(text):
+    """Cause and fix of each known failure a journal shows, '' when none (module_utils.known_failures)."""
+    if not isinstance(text, str):
+        raise AnsibleFilterError('vllm_known_failures expects the journal as text, got %s' % type(text).__name__)
+    return known_failures.diagnosis_text(known_failures.diagnose(text))
+
+
 class FilterModule(object):
     def filters(self):
         return {
             'vllm_dp_ranks': vllm_dp_ranks,
+            'vllm_known_failures': vllm_known_failures,
             'vllm_layout_problems': vllm_layout_problems,
         }

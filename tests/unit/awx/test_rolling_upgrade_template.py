@@ -47,11 +47,17 @@ def test_every_default_is_documented_with_the_same_value():
 def test_the_batches_are_serial_without_tolerated_failures():
     validate, rollout, summary = PLAYBOOK
     assert validate['any_errors_fatal'] is True and 'serial' not in validate
-    assert rollout['serial'] == ["{{ rolling_upgrade_first_batch | default(1) }}",
-                                 "{{ rolling_upgrade_batch | default('25%') }}"]
-    assert rollout['max_fail_percentage'] == 0 and rollout['any_errors_fatal'] is True
+    # The batch play takes its hosts and sizes from the plan the check play leaves on localhost.
+    plan = [task for task in validate['tasks'] if 'rolling_upgrade_plan' in str(task.get('ansible.builtin.set_fact'))]
+    assert plan and plan[0]['delegate_to'] == 'localhost' and plan[0]['delegate_facts'] is True
+    assert rollout['hosts'] == "{{ hostvars['localhost'].rolling_upgrade_plan.order | default([]) }}"
+    assert rollout['serial'] == "{{ hostvars['localhost'].rolling_upgrade_plan.serial | default([1]) }}"
+    # Not any_errors_fatal: a failure the role rescues on one node must not fail the batch's others.
+    assert rollout['max_fail_percentage'] == 0 and 'any_errors_fatal' not in rollout
     assert rollout['roles'] == [{'role': 'ascend.vllm.rolling_upgrade'}]
     assert rollout['tasks'][0]['ansible.builtin.meta'] == 'end_play'
     assert 'serial' not in summary
+    for play in (validate, summary):
+        assert play['hosts'] == 'ascend_nodes'
     for play in PLAYBOOK:
-        assert play['hosts'] == 'ascend_nodes' and play['gather_facts'] is False
+        assert play['gather_facts'] is False

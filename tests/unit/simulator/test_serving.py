@@ -966,3 +966,24 @@ def test_an_npu_another_live_process_holds_stops_the_worker(tmp_path):
         srv.wait_health(200)
     finally:
         assert srv.stop() == 0, srv.output()
+
+
+def test_the_injected_hccl_timeout_stops_only_its_release(tmp_path):
+    # inject.hccl_timeout_release (a test instrument): EI0006 as vllm-project/vllm-ascend issue 5461
+    # quotes it, for the named release only.
+    node = Node(tmp_path / "node")
+    state = sim_state.load_state(node.state)
+    state["inject"]["hccl_timeout_release"] = "0.23.0"
+    sim_state.save_state(state, node.state)
+    tree = serving_tree(tmp_path, "vllm_ascend/_version.py", '__version__ = "0.23.0+sim"\n')
+    rc, out = run_to_exit(node, [node.model], env=node.env(PYTHONPATH=tree))
+    assert rc == 1
+    assert re.search(r"RuntimeError: \[PID: \d+\] Get_Socket_Timeout\(EI0006\): Getting socket times out\. Reason: 1\. "
+                     r"The remote does not initiate a connect request\.$", out.rstrip().splitlines()[-1])
+    state["inject"]["hccl_timeout_release"] = "0.23.0.post1"
+    sim_state.save_state(state, node.state)
+    srv = Server(node, [node.model], env=node.env(PYTHONPATH=tree))
+    try:
+        srv.wait_health(200)
+    finally:
+        assert srv.stop() == 0, srv.output()

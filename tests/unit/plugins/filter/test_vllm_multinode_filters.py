@@ -8,7 +8,7 @@ FILTERS = vllm_multinode.FilterModule().filters()
 
 
 def test_filters_are_registered():
-    assert sorted(FILTERS) == ['vllm_dp_ranks', 'vllm_layout_problems']
+    assert sorted(FILTERS) == ['vllm_dp_ranks', 'vllm_known_failures', 'vllm_layout_problems']
 
 
 def test_two_a2_nodes_of_the_w8a8_profile():
@@ -46,3 +46,17 @@ def test_layout_problems_refuses_peer_modes_that_are_not_a_dict():
     with pytest.raises(AnsibleFilterError, match='peer_modes must be a dict'):
         FILTERS['vllm_layout_problems']('dp', 'n1', ['n1'], ['n2'], None, ['dp'])
     assert FILTERS['vllm_layout_problems']('dp', 'n1', ['n1'], ['n2']) == []
+
+
+def test_known_failures_of_a_worker_journal():
+    # The EI0006 line as vllm-project/vllm-ascend issue 5461 quotes it, among systemd's restart lines.
+    journal = ('Dec 07 18:01:40 n2 vllm[912]: RuntimeError: [PID: 749] Get_Socket_Timeout(EI0006): Getting socket times '
+               'out. Reason: 1. The remote does not initiate a connect request.\n'
+               'Dec 07 18:01:43 n2 systemd[1]: vllm-main.service: Scheduled restart job, restart counter is at 4.\n')
+    text = FILTERS['vllm_known_failures'](journal)
+    assert text.startswith('Known failure (hccl_socket_timeout): HCCL could not connect the NPUs of the service across '
+                           'nodes in time')
+    assert 'Fix: compare ' in text and text.endswith('The remote does not initiate a connect request.')
+    assert FILTERS['vllm_known_failures']('Dec 07 18:01:43 n2 systemd[1]: Stopped vllm-main.service.\n') == ''
+    with pytest.raises(AnsibleFilterError, match='expects the journal as text'):
+        FILTERS['vllm_known_failures'](None)
