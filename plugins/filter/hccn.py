@@ -35,6 +35,13 @@ def hccn_table(rows_by_node):
     return hccn.table(rows_by_node)
 
 
+def hccn_tls_mismatch(rows_by_node):
+    """Why the nodes' TLS switches cannot link, or '' (module_utils.hccn.tls_mismatch)."""
+    if not isinstance(rows_by_node, dict):
+        raise AnsibleFilterError('hccn_tls_mismatch expects a mapping of node to its device rows')
+    return hccn.tls_mismatch(rows_by_node)
+
+
 class FilterModule(object):
 
     def filters(self):
@@ -42,4 +49,5 @@ class FilterModule(object):
             'hccn_fleet_plan': hccn_fleet_plan,
             'hccn_peers': hccn_peers,
             'hccn_table': hccn_table,
+            'hccn_tls_mismatch': hccn_tls_mismatch,
         }

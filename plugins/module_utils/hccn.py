@@ -15,6 +15,9 @@ Output formats of hccn_tool (driver 23.x-25.x):
 - ``-link -g``: ``link status: UP``; ``-net_health -g``: ``net health status: Success``
 - ``-ping -g address A [pkt N]``: ``N packets transmitted, M received, L% packet loss``; non-zero
   exit when nothing came back
+- ``-tls -g``: ``dev_id:0, tls switch[0](0:disable, 1:enable), tls alarm time threshold[60]days``
+  then the certificates (hicann/hccl docs/zh/user_guide/fault_diagnosis/
+  tls_info_config_inconsistent_EI0016.md)
 - products without RoCE ports (Atlas 300I Duo) print ``The command is not supported on this
   product.`` on stdout and exit non-zero.
 """
@@ -33,6 +36,7 @@ NO_IP = 'no ip was preset there'
 NO_GATEWAY = 'no gateway was preset there'
 SETTINGS = ('address', 'netmask', 'gateway', 'netdetect')
 
+_TLS_SWITCH = re.compile(r'tls switch\[(\d)\]')
 _PING_SUMMARY = re.compile(r'(\d+)\s+packets?\s+transmitted,\s*(\d+)\s+received')
 
 
@@ -100,6 +104,24 @@ def parse_ping(text):
     if not match:
         return None
     return {'transmitted': int(match.group(1)), 'received': int(match.group(2))}
+
+
+def parse_tls(text):
+    """``-tls -g`` output -> the TLS switch of the device's links, 0 (disabled) or 1 (enabled)."""
+    match = _TLS_SWITCH.search(text or '')
+    if not match:
+        raise HccnError('cannot read the tls switch from hccn_tool output: %r' % (text or '').strip()[:200])
+    return int(match.group(1))
+
+
+def read_tls(run, tool, device):
+    """The device's TLS switch, None when this hccn_tool cannot tell (an older driver without -tls)."""
+    try:
+        return parse_tls(_get(run, tool, device, '-tls'))
+    except HccnUnsupported:
+        raise
+    except HccnError:
+        return None
 
 
 def tool_argv(tool, device, *args):
@@ -239,7 +261,8 @@ def check_device(run, tool, device, expected, peers, ping_count=3, retries=0, co
     ``retries`` times while no reply comes back (the first packets to a peer can be lost while
     its address is resolved on the fabric); ``conf``: /etc/hccn.conf as parse_conf reads it
     (``False``: not judged, None: the file is missing). Returns a dict with device,
-    address, netmask, gateway, netdetect, link, health, pings_ok, pings_total, unreachable (the
+    address, netmask, gateway, netdetect, link, health, tls (the TLS switch, None when unread),
+    pings_ok, pings_total, unreachable (the
     peers that did not answer) and problems (text naming what else is wrong).
     """
     expected = expected or {}
@@ -248,6 +271,7 @@ def check_device(run, tool, device, expected, peers, ping_count=3, retries=0, co
     row.update(read_settings(run, tool, device))
     row['link'] = parse_link(_get(run, tool, device, '-link'))
     row['health'] = parse_net_health(_get(run, tool, device, '-net_health'))
+    row['tls'] = read_tls(run, tool, device)
     for key in SETTINGS:
         if expected.get(key) and row[key] != expected[key]:
             row['problems'].append('%s %s, planned %s' % (key, row[key] or 'unset', expected[key]))
@@ -301,14 +325,52 @@ def failures(node, rows):
     return lines
 
 
+def _ranges(numbers):
+    """``[0, 1, 2, 5]`` -> ``'0-2, 5'``."""
+    parts = []
+    for number in sorted(numbers):
+        if parts and number == parts[-1][1] + 1:
+            parts[-1][1] = number
+        else:
+            parts.append([number, number])
+    return ', '.join(str(a) if a == b else '%d-%d' % (a, b) for a, b in parts)
+
+
+def tls_mismatch(rows_by_node):
+    """One line when the devices of the service's nodes do not all have the same TLS switch, else ''.
+
+    HCCL cannot link a device with TLS enabled to one with it disabled: the links time out
+    (EI0006), and from Ascend HDK 25.2.0 the communicator's rank table check refuses the mix
+    (EI0016, hicann/hccl docs/zh/user_guide/fault_diagnosis/tls_info_config_inconsistent_EI0016.md).
+    Devices whose switch could not be read are left out.
+    """
+    by_state = {}
+    for node in sorted(rows_by_node):
+        for row in rows_by_node[node] or []:
+            if row.get('tls') is not None:
+                by_state.setdefault(int(row['tls']), {}).setdefault(node, []).append(row['device'])
+    if len(by_state) < 2:
+        return ''
+    parts = []
+    for state, name in ((1, 'enabled'), (0, 'disabled')):
+        nodes = by_state.get(state, {})
+        parts.append('%s on %s' % (name, '; '.join('%s device %s' % (node, _ranges(devices))
+                                                    for node, devices in sorted(nodes.items()))))
+    return ('the TLS switch of the NPU links differs between the nodes (%s): HCCL cannot link them (EI0006, EI0016); '
+            "make it equal on every device of every node (hccn_tool -i <id> -tls -g to read, "
+            'hccn_tool -i <id> -tls -s enable 0|1 to set)' % ', '.join(parts))
+
+
 def table(rows_by_node):
-    """A fixed-width text table: node, device, address, link, health, pings ok/total."""
-    header = ('node', 'device', 'address', 'link', 'health', 'pings')
+    """A fixed-width text table: node, device, address, link, health, TLS, pings ok/total."""
+    header = ('node', 'device', 'address', 'link', 'health', 'tls', 'pings')
     lines = []
     for node in sorted(rows_by_node):
         for row in rows_by_node[node]:
+            tls = row.get('tls')
             lines.append((node, str(row['device']), row['address'] or '-', row['link'] or '-',
-                          row['health'] or '-', '%d/%d' % (row['pings_ok'], row['pings_total'])))
+                          row['health'] or '-', '-' if tls is None else ('on' if tls else 'off'),
+                          '%d/%d' % (row['pings_ok'], row['pings_total'])))
     widths = [max([len(header[i])] + [len(line[i]) for line in lines]) for i in range(len(header))]
     fmt = '  '.join('%%-%ds' % w for w in widths)
     return [(fmt % header).rstrip()] + [(fmt % line).rstrip() for line in lines]

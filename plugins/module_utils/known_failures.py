@@ -64,6 +64,16 @@ SIGNATURES = (
         'source': 'vllm-project/vllm-ascend issues 5461, 9447, 10224',
     },
     {
+        'id': 'tls_inconsistent',
+        'pattern': r'EI0016|for config "tls" is invalid',
+        'cause': "the NPUs of the service's nodes have different TLS switches: HCCL's rank table check (Ascend HDK "
+                 '25.2.0 and later) refuses to build the communicator',
+        'fix': "read 'hccn_tool -i <id> -tls -g' on every device of every node and make the switch equal "
+               "('hccn_tool -i <id> -tls -s enable 0|1'); verify's hccn row names the devices that differ",
+        'check': 'hccn_tool -i <id> -tls -g',
+        'source': 'hicann/hccl docs/zh/user_guide/fault_diagnosis/tls_info_config_inconsistent_EI0016.md',
+    },
+    {
         'id': 'roce_cqe_error',
         'pattern': r'EI0013|An error CQE occurred',
         'cause': "the NPU network between two devices failed during an operation (a link flapping, or the peer's "

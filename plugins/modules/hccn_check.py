@@ -12,8 +12,9 @@ module: hccn_check
 short_description: Check the RoCE NICs of NPU devices - address, link, net health and peer pings
 version_added: "0.1.0"
 description:
-  - For every listed NPU device reads C(hccn_tool -i N -ip -g), C(-link -g) and
-    C(-net_health -g), then pings every peer address from that device with
+  - For every listed NPU device reads C(hccn_tool -i N -ip -g), C(-link -g), C(-net_health -g) and
+    C(-tls -g) (the TLS switch, which must be equal across the nodes: P(ascend.vllm.hccn_tls_mismatch#filter)),
+    then pings every peer address from that device with
     C(hccn_tool -i N -ping -g address PEER pkt COUNT) - the whole ping matrix of the node in one
     module call.
   - Read-only. Does not fail on a bad result - RV(failures) lists them, naming node, device and
@@ -140,6 +141,10 @@ devices:
     health:
       description: Net health state (C(Success), C(Init), C(Socket fail), ...).
       type: str
+    tls:
+      description: The TLS switch of the device's links, C(0) (disabled) or C(1) (enabled); null when this
+        hccn_tool cannot read it.
+      type: int
     pings_ok:
       description: Peers that answered.
       type: int

@@ -73,7 +73,7 @@ NET_HEALTH_STATES = ("Success", "Socket fail", "Receive timeout", "Unreachable",
 # the device vNIC's host side lives in 192.168.1.0/24: hccn_tool refuses any address there
 _VNIC_HOST_NET = ipaddress.ip_network("192.168.1.0/24")
 
-_COMMANDS = ("-ip", "-netdetect", "-gateway", "-link", "-net_health", "-lldp", "-ping", "-cfg")
+_COMMANDS = ("-ip", "-netdetect", "-gateway", "-link", "-net_health", "-lldp", "-ping", "-cfg", "-tls")
 _CONF_KEYS = ("address", "netmask", "netdetect", "gateway")
 
 
@@ -357,6 +357,29 @@ def _cmd_net_health(ctx, args):
     return True
 
 
+# The certificate lines of ``-tls -g`` as hicann/hccl docs/zh/user_guide/fault_diagnosis/
+# tls_info_config_inconsistent_EI0016.md prints them for each device.
+_TLS_CERTS = (
+    ("pub", "/C=CN/ST=GD/O=HUAWEI/OU=2012/CN=2_1thCA", "Wed Feb 19 03:19:21 2020 GMT", "Sat Feb 16 03:19:21 2030 GMT"),
+    ("ca1", "/C=CN/ST=GD/L=SZ/O=HUAWEI/CN=1thCA", "Wed Feb 19 03:19:07 2020 GMT", "Sat Feb 16 03:19:07 2030 GMT"),
+    ("ca2", "/C=CN/ST=GD/L=SZ/O=HUAWEI/CN=1thCA", "Wed Feb 19 03:19:10 2020 GMT", "Sat Feb 16 03:19:10 2030 GMT"),
+)
+
+
+def _cmd_tls(ctx, args):
+    """``-tls -g``: the TLS switch of the device's links (the entry's ``tls``, 0 as in the
+    published capture when unset) and its certificates."""
+    if args != ["-g"]:
+        raise HccnError(UDA_PARAM_OP_NOT_SUPPORT_ERR)
+    device = ctx.device
+    ctx.out.write("dev_id:%d, tls switch[%d](0:disable, 1:enable), tls alarm time threshold[60]days\n"
+                  % (device, 1 if ctx.entry.get("tls") else 0))
+    for name, issuer, start, end in _TLS_CERTS:
+        ctx.out.write("dev_id:%d, [%s cert] info:\n         issuer[%s]\n         start_time[%s]\n"
+                      "         end_time[%s]\n" % (device, name, issuer, start, end))
+    return True
+
+
 def _cmd_lldp(ctx, args):
     if len(args) != 1:
         raise HccnError(UDA_PARAM_CMD_COUNT_ERR)
@@ -425,6 +448,7 @@ _HANDLERS = {
     "-lldp": _cmd_lldp,
     "-ping": _cmd_ping,
     "-cfg": _cmd_cfg,
+    "-tls": _cmd_tls,
 }
 
 HELP = [
@@ -439,6 +463,7 @@ HELP = [
     ("-i %d -lldp -g", "get the lldp neighbor information of the device"),
     ("-i %d -ping -g address %s [pkt %d]", "ping the ip address from the device"),
     ("-i %d -cfg recovery", "recover the configuration of the device from hccn.conf"),
+    ("-i %d -tls -g", "get the tls switch and certificates of the device"),
 ]
 
 

@@ -170,6 +170,34 @@ def test_link_and_lldp(node):
     assert node.run("-i", "5", "-net_health", "-g")[1] == "net health status: Fault\n"
 
 
+# hicann/hccl docs/zh/user_guide/fault_diagnosis/tls_info_config_inconsistent_EI0016.md: the output of
+# "hccn_tool -i 0 -tls -g" (device 0, TLS off).
+TLS_CAPTURE = """dev_id:0, tls switch[0](0:disable, 1:enable), tls alarm time threshold[60]days
+dev_id:0, [pub cert] info:
+         issuer[/C=CN/ST=GD/O=HUAWEI/OU=2012/CN=2_1thCA]
+         start_time[Wed Feb 19 03:19:21 2020 GMT]
+         end_time[Sat Feb 16 03:19:21 2030 GMT]
+dev_id:0, [ca1 cert] info:
+         issuer[/C=CN/ST=GD/L=SZ/O=HUAWEI/CN=1thCA]
+         start_time[Wed Feb 19 03:19:07 2020 GMT]
+         end_time[Sat Feb 16 03:19:07 2030 GMT]
+dev_id:0, [ca2 cert] info:
+         issuer[/C=CN/ST=GD/L=SZ/O=HUAWEI/CN=1thCA]
+         start_time[Wed Feb 19 03:19:10 2020 GMT]
+         end_time[Sat Feb 16 03:19:10 2030 GMT]
+"""
+
+
+def test_tls_get_prints_the_published_layout(node):
+    assert node.run("-i", "0", "-tls", "-g") == (0, TLS_CAPTURE, "")
+    state = node.state
+    state["hccn"]["6"]["tls"] = 1
+    save_state(state, node.state_file)
+    rc, out, _ = node.run("-i", "6", "-tls", "-g")
+    assert rc == 0 and out.splitlines()[0] == "dev_id:6, tls switch[1](0:disable, 1:enable), tls alarm time threshold[60]days"
+    assert node.run("-i", "6", "-tls", "-x")[0] != 0
+
+
 def test_ping_reaches_only_resolvable_other_nodes(node):
     configure(node, 0, "29.0.0.1")
     node.peers = {"node-a": ["29.0.0.1", "29.0.0.2"], "node-b": ["29.0.0.11", "29.0.0.12"],

@@ -17,7 +17,10 @@ def test_fleet_plan_peers_and_table():
     assert FILTERS['hccn_peers'](fleet['plan'], 'a') == [{'node': 'b', 'device': 0, 'address': '10.20.0.17'}]
     table = FILTERS['hccn_table']({'a': [{'device': 0, 'address': '10.20.0.1', 'link': 'UP', 'health': 'Success',
                                           'pings_ok': 1, 'pings_total': 1}]})
-    assert table[1].split() == ['a', '0', '10.20.0.1', 'UP', 'Success', '1/1']
+    assert table[1].split() == ['a', '0', '10.20.0.1', 'UP', 'Success', '-', '1/1']
+    assert FILTERS['hccn_tls_mismatch']({'a': [{'device': 0, 'tls': 0}], 'b': [{'device': 0, 'tls': 0}]}) == ''
+    with pytest.raises(AnsibleFilterError, match='expects a mapping'):
+        FILTERS['hccn_tls_mismatch']([])
 
 
 def test_fleet_plan_refuses_what_is_no_request_list():

@@ -7,16 +7,27 @@ TOOL = '/usr/local/Ascend/driver/tools/hccn_tool'
 NOT_SUPPORTED = 'The command is not supported on this product.\n'
 
 
+# hicann/hccl docs/zh/user_guide/fault_diagnosis/tls_info_config_inconsistent_EI0016.md, device 0.
+TLS_OUTPUT = '''dev_id:0, tls switch[0](0:disable, 1:enable), tls alarm time threshold[60]days
+dev_id:0, [pub cert] info:
+         issuer[/C=CN/ST=GD/O=HUAWEI/OU=2012/CN=2_1thCA]
+         start_time[Wed Feb 19 03:19:21 2020 GMT]
+         end_time[Sat Feb 16 03:19:21 2030 GMT]
+'''
+
+
 class FakeNics(object):
     """hccn_tool of one node as a run(argv) stand-in: getters print the tool's formats, setters
     answer "Cmd executed successfully!", missing settings fail like the tool (rc 13, stderr)."""
 
-    def __init__(self, devices=2, reachable=(), unsupported=False, health=None):
+    def __init__(self, devices=2, reachable=(), unsupported=False, health=None, tls=None):
         self.nics = dict((d, {'address': None, 'netmask': None, 'gateway': None, 'netdetect': None,
                               'link': 'UP'}) for d in range(devices))
         self.reachable = set(reachable)
         self.unsupported = unsupported
         self.health = health
+        # None: an hccn_tool without -tls (it answers "Get unknown option!")
+        self.tls = tls
         self.calls = []
 
     def __call__(self, argv):
@@ -38,6 +49,8 @@ class FakeNics(object):
             return 0, 'netdetect address: %s\n' % (nic['netdetect'] or '0.0.0.0'), ''
         if command == '-link':
             return 0, 'link status: %s\n' % nic['link'], ''
+        if command == '-tls' and rest == ['-g'] and self.tls is not None:
+            return 0, TLS_OUTPUT.replace('dev_id:0', 'dev_id:%s' % argv[2]).replace('switch[0]', 'switch[%d]' % self.tls), ''
         if command == '-net_health':
             return 0, 'net health status: %s\n' % (self.health or ('Success' if nic['netdetect'] else 'Init')), ''
         if command == '-ping':
@@ -175,10 +188,42 @@ def test_table_is_aligned():
     rows = {'n1': [{'device': 0, 'address': '10.20.0.1', 'link': 'UP', 'health': 'Success', 'pings_ok': 8, 'pings_total': 8}],
             'n10': [{'device': 7, 'address': None, 'link': 'DOWN', 'health': 'Init', 'pings_ok': 0, 'pings_total': 8}]}
     assert hccn.table(rows) == [
-        'node  device  address    link  health   pings',
-        'n1    0       10.20.0.1  UP    Success  8/8',
-        'n10   7       -          DOWN  Init     0/8',
+        'node  device  address    link  health   tls  pings',
+        'n1    0       10.20.0.1  UP    Success  -    8/8',
+        'n10   7       -          DOWN  Init     -    0/8',
     ]
+    rows['n1'][0]['tls'] = 1
+    assert hccn.table(rows)[1] == 'n1    0       10.20.0.1  UP    Success  on   8/8'
+
+
+def test_parse_tls_reads_the_published_switch():
+    assert hccn.parse_tls(TLS_OUTPUT) == 0
+    assert hccn.parse_tls(TLS_OUTPUT.replace('switch[0]', 'switch[1]')) == 1
+    with pytest.raises(hccn.HccnError, match='cannot read the tls switch'):
+        hccn.parse_tls('dev_id:0, [pub cert] info:')
+
+
+def test_verify_reads_the_tls_switch_when_the_tool_can():
+    plan = [wanted(0, '10.20.0.1')]
+    for tls, read in ((None, None), (0, 0), (1, 1)):
+        nics = FakeNics(tls=tls)
+        hccn.configure(nics, TOOL, plan)
+        row = hccn.verify(nics, TOOL, plan, [])[0]
+        assert row['tls'] == read
+        assert ['-i', '0', '-tls', '-g'] in nics.calls
+
+
+def _rows(*states):
+    return [{'device': device, 'tls': state} for device, state in enumerate(states)]
+
+
+def test_tls_mismatch_names_each_state_and_the_fix():
+    assert hccn.tls_mismatch({'n1': _rows(0, 0), 'n2': _rows(0, None)}) == ''
+    assert hccn.tls_mismatch({'n1': _rows(1, 1, 1, 1), 'n2': _rows(1, 1, 1, 1)}) == ''
+    assert hccn.tls_mismatch({'n1': _rows(0, 0, 0, 0, 0, 0, 0, 0), 'n2': _rows(0, 0, 0, 1, 0, 0, 0, 0)}) == (
+        'the TLS switch of the NPU links differs between the nodes (enabled on n2 device 3, disabled on n1 device 0-7; '
+        'n2 device 0-2, 4-7): HCCL cannot link them (EI0006, EI0016); make it equal on every device of every node '
+        '(hccn_tool -i <id> -tls -g to read, hccn_tool -i <id> -tls -s enable 0|1 to set)')
 
 
 def test_verify_pings_again_a_peer_that_did_not_answer():

@@ -27,6 +27,12 @@ EXCERPTS = [
     ('hccl_socket_timeout',
      '[PID: 749] 2025-12-29-03:16:15.787.356 Get_Socket_Timeout(EI0006): Getting socket times out. Reason: 1. The '
      'remote does not initiate a connect request.', 'issue 5461'),
+    ('tls_inconsistent',
+     '[ERROR] HCCL(94774,all_reduce_test):2025-10-27-11:51:32.570.490 [topoinfo_exchange_agent.cc:831] '
+     '[94774][InitGroupStage][RanktableCheck] Value Disable for config "tls" is invalid. Expected Value:"All ranks '
+     'are consistent. Current status : rankList for enabled tls:[10.78.106.107/0]; rankList for disabled '
+     'tls:[10.78.106.107/0]; rankList for query failure tls:".;',
+     'hicann/hccl docs/zh/user_guide/fault_diagnosis/tls_info_config_inconsistent_EI0016.md'),
     ('roce_cqe_error',
      '[rank11]:[E313 06:55:06.502248200 compiler_depend.ts:1693] [Rank 1] HCCL watchdog thread terminated with '
      'exception: [PID: 335] 2026-03-13-06:55:06.896.485 Execution_Error_ROCE_CQE(EI0013): An error CQE occurred '
