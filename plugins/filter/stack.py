@@ -98,11 +98,6 @@ def stack_python_ok(stack, version):
     return _call(stack_utils.python_ok, stack, version)
 
 
-def stack_driver_check(stack, version):
-    """{level, message} for an NPU driver version under a stack."""
-    level, message = _call(stack_utils.driver_check, stack, version)
-    return {'level': level, 'message': message}
-
 
 def stack_pip_plan(stack, arch, family, index_url=None, extra_index_urls=None, wheelhouse=False, accept=None):
     """The pip steps of a resolved stack on one node (see module_utils.pip_plan.pip_plan)."""
@@ -126,6 +121,5 @@ class FilterModule(object):
             'stack_hdk_packages': stack_hdk_packages,
             'stack_chip_support': stack_chip_support,
             'stack_python_ok': stack_python_ok,
-            'stack_driver_check': stack_driver_check,
             'stack_pip_plan': stack_pip_plan,
         }

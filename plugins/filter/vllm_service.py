@@ -64,18 +64,6 @@ def vllm_env_lines(env, reader='systemd'):
     return _call(vs.env_lines, env, reader)
 
 
-def vllm_env_problems(env, variable):
-    return _call(vs.env_problems, env, variable)
-
-
-def vllm_name_problems(instance, model_name=None, repo=None):
-    return _call(vs.name_problems, instance, model_name, repo)
-
-
-def vllm_api_key_problems(key, variable='vllm_service_api_key'):
-    return _call(vs.api_key_problems, key, variable)
-
-
 def vllm_profile_release(releases, version):
     return _call(vs.profile_release, releases, version)
 
@@ -88,20 +76,12 @@ def vllm_multinode_args(args, mode, role, multinode_profile=None, dp=None):
     return _call(vs.multinode_args, args, mode, role, multinode_profile, dp)
 
 
-def vllm_hccl_expansion(family, multinode=False):
-    return _call(vs.hccl_expansion_mode, family, multinode)
-
-
 def vllm_env_file(text):
     return _call(vs.parse_env_file, text)
 
 
 def vllm_unit_action(changed, active_state):
     return _call(vs.unit_action, bool(changed), active_state)
-
-
-def vllm_open_api_warnings(host, port=8000, key_set=False):
-    return _call(vs.open_api_warnings, host, port, bool(key_set))
 
 
 def vllm_requirement_names(requirements):
@@ -171,20 +151,12 @@ def vllm_hub_download(source, repo, path, revision='', offline=False, cli='', en
                  token_file or '')
 
 
-def vllm_download_problems(parallel, timeout, poll):
-    return _call(vs.download_problems, parallel, timeout, poll)
-
-
 def vllm_settings_problems(settings):
     return _call(vs.settings_problems, settings)
 
 
 def vllm_validation_digest(settings, stack=None, npu=None, numa=None, context=None):
     return _call(vs.validation_digest, settings, stack, npu, numa, context)
-
-
-def vllm_hub_problems(source, offline=False, modelscope_domain=''):
-    return _call(vs.hub_problems, source, bool(offline), modelscope_domain or '')
 
 
 class FilterModule(object):
@@ -196,8 +168,6 @@ class FilterModule(object):
             'vllm_hub_download': vllm_hub_download,
             'vllm_settings_problems': vllm_settings_problems,
             'vllm_validation_digest': vllm_validation_digest,
-            'vllm_hub_problems': vllm_hub_problems,
-            'vllm_download_problems': vllm_download_problems,
             'vllm_container_argv': vllm_container_argv,
             'vllm_package_problems': vllm_package_problems,
             'vllm_unit_state_problems': vllm_unit_state_problems,
@@ -215,18 +185,13 @@ class FilterModule(object):
             'vllm_pip_check': vllm_pip_check,
             'vllm_pip_source_builds': vllm_pip_source_builds,
             'vllm_binding_layer': vllm_binding_layer,
-            'vllm_hccl_expansion': vllm_hccl_expansion,
             'vllm_profile_release': vllm_profile_release,
             'vllm_profile_serve': vllm_profile_serve,
             'vllm_multinode_args': vllm_multinode_args,
             'vllm_env_lines': vllm_env_lines,
-            'vllm_env_problems': vllm_env_problems,
-            'vllm_api_key_problems': vllm_api_key_problems,
-            'vllm_name_problems': vllm_name_problems,
             'vllm_container_plan': vllm_container_plan,
             'vllm_unit_action': vllm_unit_action,
             'vllm_rollback_plan': vllm_rollback_plan,
             'vllm_unit_drift': vllm_unit_drift,
             'vllm_requirement_names': vllm_requirement_names,
-            'vllm_open_api_warnings': vllm_open_api_warnings,
         }

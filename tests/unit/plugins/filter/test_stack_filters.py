@@ -20,7 +20,7 @@ from ansible_collections.ascend.vllm.plugins.module_utils.stack import resolve_s
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))))
 FILTERS = FilterModule().filters()
-FILTER_NAMES = ['ascend_version_compare', 'stack_chip_support', 'stack_driver_check', 'stack_hdk_packages', 'stack_matrix',
+FILTER_NAMES = ['ascend_version_compare', 'stack_chip_support', 'stack_hdk_packages', 'stack_matrix',
                 'stack_package_names', 'stack_pip_plan', 'stack_python_ok', 'stack_resolution', 'stack_resolve']
 
 
@@ -137,12 +137,9 @@ def test_stack_chip_support():
     assert FILTERS['stack_chip_support']('0.23.0', 'tpu')['family'] is None
 
 
-def test_stack_python_ok_and_driver_check():
+def test_stack_python_ok():
     assert FILTERS['stack_python_ok']('0.23.0', '3.12.1') is True
     assert FILTERS['stack_python_ok']('0.18.0', '3.12.1') is False
-    assert FILTERS['stack_driver_check']('0.13.0', '24.1.rc3') == {
-        'level': 'below_recommended',
-        'message': 'NPU driver 24.1.rc3 is older than 25.5, recommended for vllm-ascend 0.13.0'}
     with pytest.raises(AnsibleFilterError, match='cannot read a Python version'):
         FILTERS['stack_python_ok']('0.23.0', 'py3')
 

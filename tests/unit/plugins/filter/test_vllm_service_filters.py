@@ -8,12 +8,12 @@ FILTERS = vllm_service.FilterModule().filters()
 
 
 def test_filters_are_registered():
-    assert sorted(FILTERS) == ['vllm_api_key_problems', 'vllm_binding_layer', 'vllm_chip_fit_problem',
-                               'vllm_chips_needed', 'vllm_container_argv', 'vllm_container_plan', 'vllm_download_problems', 'vllm_env_digests',
-                               'vllm_env_file', 'vllm_env_lines', 'vllm_env_problems', 'vllm_file_drift',
-                               'vllm_hccl_expansion', 'vllm_hub_download', 'vllm_hub_problems', 'vllm_merge_args',
-                               'vllm_multinode_args', 'vllm_name_problems', 'vllm_npu_problem', 'vllm_numa_binding',
-                               'vllm_open_api_warnings', 'vllm_package_problems', 'vllm_pip_check',
+    assert sorted(FILTERS) == ['vllm_binding_layer', 'vllm_chip_fit_problem',
+                               'vllm_chips_needed', 'vllm_container_argv', 'vllm_container_plan', 'vllm_env_digests',
+                               'vllm_env_file', 'vllm_env_lines', 'vllm_file_drift',
+                               'vllm_hub_download', 'vllm_merge_args',
+                               'vllm_multinode_args', 'vllm_npu_problem', 'vllm_numa_binding',
+                               'vllm_package_problems', 'vllm_pip_check',
                                'vllm_pip_source_builds', 'vllm_profile_release', 'vllm_profile_serve', 'vllm_ray_chips_problem',
                                'vllm_requirement_names', 'vllm_requirement_problems', 'vllm_rollback_plan',
                                'vllm_serve_argv', 'vllm_serving_address_problem', 'vllm_settings_problems',
