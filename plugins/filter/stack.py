@@ -98,7 +98,6 @@ def stack_python_ok(stack, version):
     return _call(stack_utils.python_ok, stack, version)
 
 
-
 def stack_pip_plan(stack, arch, family, index_url=None, extra_index_urls=None, wheelhouse=False, accept=None):
     """The pip steps of a resolved stack on one node (see module_utils.pip_plan.pip_plan)."""
     try:

@@ -354,8 +354,8 @@ def tls_mismatch(rows_by_node):
     parts = []
     for state, name in ((1, 'enabled'), (0, 'disabled')):
         nodes = by_state.get(state, {})
-        parts.append('%s on %s' % (name, '; '.join('%s device %s' % (node, _ranges(devices))
-                                                    for node, devices in sorted(nodes.items()))))
+        places = ['%s device %s' % (node, _ranges(devices)) for node, devices in sorted(nodes.items())]
+        parts.append('%s on %s' % (name, '; '.join(places)))
     return ('the TLS switch of the NPU links differs between the nodes (%s): HCCL cannot link them (EI0006, EI0016); '
             "make it equal on every device of every node (hccn_tool -i <id> -tls -g to read, "
             'hccn_tool -i <id> -tls -s enable 0|1 to set)' % ', '.join(parts))

@@ -13,7 +13,7 @@ short_description: Check the RoCE NICs of NPU devices - address, link, net healt
 version_added: "0.1.0"
 description:
   - For every listed NPU device reads C(hccn_tool -i N -ip -g), C(-link -g), C(-net_health -g) and
-    C(-tls -g) (the TLS switch, which must be equal across the nodes: P(ascend.vllm.hccn_tls_mismatch#filter)),
+    C(-tls -g) (the TLS switch, which must be equal across the nodes, see P(ascend.vllm.hccn_tls_mismatch#filter)),
     then pings every peer address from that device with
     C(hccn_tool -i N -ping -g address PEER pkt COUNT) - the whole ping matrix of the node in one
     module call.
