@@ -30,16 +30,22 @@ def hccn_peers(plan, host):
     return hccn_plan.peers_of(plan, host)
 
 
-def hccn_table(rows_by_node):
-    """Report lines: node, device, address, link, health, pings ok/total."""
-    return hccn.table(rows_by_node)
+def hccn_table(reports):
+    """Report lines: node, device, address, link, health, TLS, pings ok/total; each node's clock."""
+    if not isinstance(reports, dict):
+        raise AnsibleFilterError('hccn_table expects a mapping of node to its hccn_check result')
+    return hccn.table(reports)
 
 
-def hccn_tls_mismatch(rows_by_node):
-    """Why the nodes' TLS switches cannot link, or '' (module_utils.hccn.tls_mismatch)."""
-    if not isinstance(rows_by_node, dict):
-        raise AnsibleFilterError('hccn_tls_mismatch expects a mapping of node to its device rows')
-    return hccn.tls_mismatch(rows_by_node)
+def hccn_fleet_problems(reports, clock_skew_max_ms=1000):
+    """What keeps the nodes' NPUs from linking, across nodes (module_utils.hccn.fleet_problems)."""
+    if not isinstance(reports, dict):
+        raise AnsibleFilterError('hccn_fleet_problems expects a mapping of node to its hccn_check result')
+    try:
+        limit = float(clock_skew_max_ms)
+    except (TypeError, ValueError):
+        raise AnsibleFilterError('hccn_fleet_problems: clock_skew_max_ms must be a number, got %r' % (clock_skew_max_ms,))
+    return hccn.fleet_problems(reports, limit if limit != int(limit) else int(limit))
 
 
 class FilterModule(object):
@@ -47,7 +53,7 @@ class FilterModule(object):
     def filters(self):
         return {
             'hccn_fleet_plan': hccn_fleet_plan,
+            'hccn_fleet_problems': hccn_fleet_problems,
             'hccn_peers': hccn_peers,
             'hccn_table': hccn_table,
-            'hccn_tls_mismatch': hccn_tls_mismatch,
         }

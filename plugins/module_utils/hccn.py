@@ -20,6 +20,19 @@ Output formats of hccn_tool (driver 23.x-25.x):
   tls_info_config_inconsistent_EI0016.md)
 - products without RoCE ports (Atlas 300I Duo) print ``The command is not supported on this
   product.`` on stdout and exit non-zero.
+
+The node's clock, read from its time daemon (the NPU links between nodes need the clocks in step):
+
+- ``chronyc -c tracking``: one CSV line of 14 fields (chrony ``client.c`` ``process_cmd_tracking``
+  and ``print_report``, 4.x): reference id (hex), source name, stratum, reference time, the system
+  time's correction in seconds (positive: the clock is slow of NTP time), last offset, RMS offset,
+  frequency, residual frequency, skew, root delay, root dispersion, update interval, leap status
+  (``Normal``, ``Insert second``, ``Delete second``, ``Not synchronised``). Without a running chronyd
+  it exits non-zero with ``506 Cannot talk to daemon``.
+- ``timedatectl timesync-status`` (systemd-timesyncd): ``Server: <address> (<name>)``,
+  ``Leap: normal|not synchronized|...`` and ``Offset: +316us``, the NTP offset
+  ((T2 - T1) + (T3 - T4)) / 2, positive when the server is ahead (systemd ``timedatectl.c``
+  ``print_ntp_status_info``; the example of the timedatectl(1) manual page).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -37,6 +50,9 @@ NO_GATEWAY = 'no gateway was preset there'
 SETTINGS = ('address', 'netmask', 'gateway', 'netdetect')
 
 _TLS_SWITCH = re.compile(r'tls switch\[(\d)\]')
+_TIMESPAN = re.compile(r'([\d.]+)(min|ms|us|\u00b5s|ns|s|h|d)\b')
+_TIMESPAN_SECONDS = {'d': 86400.0, 'h': 3600.0, 'min': 60.0, 's': 1.0, 'ms': 1e-3, 'us': 1e-6, '\u00b5s': 1e-6,
+                     'ns': 1e-9}
 _PING_SUMMARY = re.compile(r'(\d+)\s+packets?\s+transmitted,\s*(\d+)\s+received')
 
 
@@ -122,6 +138,69 @@ def read_tls(run, tool, device):
         raise
     except HccnError:
         return None
+
+
+def parse_chrony_tracking(text):
+    """``chronyc -c tracking`` -> ``{'daemon': 'chrony', 'source', 'synchronised', 'offset'}``, the offset in
+    seconds the system clock is ahead (+) or behind (-) of the time its source gives."""
+    lines = [line for line in (text or '').splitlines() if line.strip()]
+    fields = lines[-1].split(',') if lines else []
+    try:
+        if len(fields) != 14:
+            raise ValueError(len(fields))
+        correction = float(fields[4])
+    except ValueError:
+        raise HccnError('cannot read chronyc -c tracking output: %r' % (text or '').strip()[:200])
+    return {'daemon': 'chrony', 'source': fields[1] or fields[0], 'synchronised': fields[13] != 'Not synchronised',
+            'offset': -correction}
+
+
+def _timespan(text):
+    """systemd's time span (``+1min 4.5s``, ``-316us``) -> seconds."""
+    text = text.strip()
+    parts = _TIMESPAN.findall(text)
+    if not parts:
+        raise ValueError(text)
+    seconds = sum(float(number) * _TIMESPAN_SECONDS[unit] for number, unit in parts)
+    return -seconds if text.startswith('-') else seconds
+
+
+def parse_timesync_status(text):
+    """``timedatectl timesync-status`` -> ``{'daemon': 'timesyncd', 'source', 'synchronised', 'offset'}``
+    (offset as parse_chrony_tracking gives it: the clock ahead of the server is positive)."""
+    values = _key_values(text)
+    if 'offset' not in values:
+        # "Packet count: 0": the server has not answered yet.
+        return {'daemon': 'timesyncd', 'source': values.get('server'), 'synchronised': False, 'offset': None}
+    try:
+        offset = _timespan(values['offset'])
+    except ValueError:
+        raise HccnError('cannot read timedatectl timesync-status output: %r' % (text or '').strip()[:200])
+    return {'daemon': 'timesyncd', 'source': values.get('server'),
+            'synchronised': values.get('leap') != 'not synchronized', 'offset': -offset}
+
+
+def _find(name):
+    return find_executable(name, os.environ.get('PATH', ''), ('/usr/bin', '/usr/sbin', '/bin', '/sbin'))
+
+
+def read_clock(run, find=_find):
+    """The clock's state from chronyd, else systemd-timesyncd; ``{'daemon': None}`` when neither runs.
+    Read-only: ``chronyc -c tracking``, ``timedatectl timesync-status``."""
+    chronyc = find('chronyc')
+    if chronyc:
+        rc, out, _err = run([chronyc, '-c', 'tracking'])
+        if rc == 0:
+            return parse_chrony_tracking(out)
+    timedatectl = find('timedatectl')
+    if timedatectl:
+        # Asked only of a running timesyncd: D-Bus activation would start a stopped one.
+        rc, out, _err = run(['systemctl', 'is-active', 'systemd-timesyncd.service'])
+        if rc == 0:
+            rc, out, _err = run([timedatectl, 'timesync-status'])
+            if rc == 0:
+                return parse_timesync_status(out)
+    return {'daemon': None, 'source': None, 'synchronised': None, 'offset': None}
 
 
 def tool_argv(tool, device, *args):
@@ -361,19 +440,81 @@ def tls_mismatch(rows_by_node):
             'hccn_tool -i <id> -tls -s enable 0|1 to set)' % ', '.join(parts))
 
 
-def table(rows_by_node):
-    """A fixed-width text table: node, device, address, link, health, TLS, pings ok/total."""
+def clock_skew(clocks_by_node, max_skew_ms):
+    """Lines naming nodes whose time daemon is not synchronised, and the nodes' clocks when they
+    differ by more than ``max_skew_ms``; [] when they agree or fewer than two nodes were read.
+
+    Each clock is what read_clock returns. The spread of the offsets against each node's time
+    source stands for the spread of the clocks (the sources are taken to agree: a site points
+    every node at the same NTP servers). Nodes without chronyd or timesyncd are left out.
+    HCCL's connections between nodes time out when clocks are out of step (EI0006;
+    vllm-project/vllm-ascend issue 5461).
+    """
+    read = dict((node, clock) for node, clock in sorted(clocks_by_node.items()) if clock and clock.get('daemon'))
+    if len(read) < 2:
+        return []
+    lines = []
+    unsynchronised = sorted(node for node, clock in read.items() if not clock.get('synchronised'))
+    if unsynchronised:
+        lines.append('the clock of %s is not synchronised by its time daemon (%s): HCCL connections between the '
+                     "nodes can time out (EI0006); make every node's chronyd or timesyncd reach the site's NTP "
+                     'servers' % (', '.join(unsynchronised),
+                                  ', '.join('%s on %s' % (read[node]['daemon'], node) for node in unsynchronised)))
+    offsets = dict((node, clock['offset']) for node, clock in read.items()
+                   if clock.get('synchronised') and clock.get('offset') is not None)
+    if len(offsets) >= 2:
+        spread = max(offsets.values()) - min(offsets.values())
+        if spread * 1000.0 > max_skew_ms:
+            lines.append('the clocks of the nodes differ by %.3f s, more than hccn_clock_skew_max_ms (%s ms): %s '
+                         '(each against its time source); HCCL connections between the nodes can time out (EI0006): '
+                         'point every node at the same NTP servers and let them settle'
+                         % (spread, max_skew_ms, ', '.join('%s %+.3f s (%s, %s)' % (
+                             node, offsets[node], read[node]['daemon'], read[node].get('source') or '?')
+                             for node in sorted(offsets))))
+    return lines
+
+
+def fleet_problems(reports, max_skew_ms):
+    """What keeps the nodes' NPUs from linking to each other, across nodes: TLS switches that
+    differ and clocks out of step. ``reports``: per node, ``{'devices': [...], 'clock': {...}}``
+    as hccn_check returns them. -> [str]"""
+    reports = reports or {}
+    tls = tls_mismatch(dict((node, (report or {}).get('devices') or []) for node, report in reports.items()))
+    clocks = dict((node, (report or {}).get('clock')) for node, report in reports.items())
+    return ([tls] if tls else []) + clock_skew(clocks, max_skew_ms)
+
+
+def table(reports):
+    """A fixed-width text table: node, device, address, link, health, TLS, pings ok/total; then a
+    line per node with its clock. ``reports``: per node, hccn_check's ``devices`` and ``clock``
+    (a plain list of devices is taken as the devices)."""
     header = ('node', 'device', 'address', 'link', 'health', 'tls', 'pings')
     lines = []
-    for node in sorted(rows_by_node):
-        for row in rows_by_node[node]:
+    clocks = []
+    for node in sorted(reports):
+        report = reports[node]
+        if isinstance(report, list):
+            report = {'devices': report}
+        report = report or {}
+        for row in report.get('devices') or []:
             tls = row.get('tls')
             lines.append((node, str(row['device']), row['address'] or '-', row['link'] or '-',
                           row['health'] or '-', '-' if tls is None else ('on' if tls else 'off'),
                           '%d/%d' % (row['pings_ok'], row['pings_total'])))
+        clock = report.get('clock')
+        if clock:
+            clocks.append('clock of %s: %s' % (node, _clock_text(clock)))
     widths = [max([len(header[i])] + [len(line[i]) for line in lines]) for i in range(len(header))]
     fmt = '  '.join('%%-%ds' % w for w in widths)
-    return [(fmt % header).rstrip()] + [(fmt % line).rstrip() for line in lines]
+    return [(fmt % header).rstrip()] + [(fmt % line).rstrip() for line in lines] + clocks
+
+
+def _clock_text(clock):
+    if not clock.get('daemon'):
+        return 'no chronyd or timesyncd running (not compared)'
+    if not clock.get('synchronised'):
+        return '%s, not synchronised' % clock['daemon']
+    return '%s, %+.3f s against %s' % (clock['daemon'], clock.get('offset') or 0.0, clock.get('source') or '?')
 
 
 def locate_tool(tool_path, install_path, search_path):

@@ -13,10 +13,12 @@ short_description: Check the RoCE NICs of NPU devices - address, link, net healt
 version_added: "0.1.0"
 description:
   - For every listed NPU device reads C(hccn_tool -i N -ip -g), C(-link -g), C(-net_health -g) and
-    C(-tls -g) (the TLS switch, which must be equal across the nodes, see P(ascend.vllm.hccn_tls_mismatch#filter)),
+    C(-tls -g) (the TLS switch, which must be equal across the nodes, see P(ascend.vllm.hccn_fleet_problems#filter)),
     then pings every peer address from that device with
     C(hccn_tool -i N -ping -g address PEER pkt COUNT) - the whole ping matrix of the node in one
     module call.
+  - Reads the node's clock from its time daemon, C(chronyc -c tracking) or, for a running systemd-timesyncd,
+    C(timedatectl timesync-status), so that the clocks of the nodes can be compared (RV(clock)).
   - Read-only. Does not fail on a bad result - RV(failures) lists them, naming node, device and
     peer, so that the caller can print a report of every node before failing.
 author:
@@ -159,6 +161,25 @@ devices:
       description: What else is wrong with the device (a setting not as planned, link, health).
       type: list
       elements: str
+clock:
+  description: The node's clock as its time daemon reports it; every key null when neither chronyd nor
+    systemd-timesyncd runs.
+  returned: always
+  type: dict
+  contains:
+    daemon:
+      description: C(chrony) or C(timesyncd).
+      type: str
+    source:
+      description: The time source it follows.
+      type: str
+    synchronised:
+      description: Whether the daemon has synchronised the clock (its leap status is not "not synchronised").
+      type: bool
+    offset:
+      description: Seconds the clock is ahead (positive) or behind (negative) of the source's time.
+      type: float
+  sample: {daemon: chrony, source: ntp1.example.net, synchronised: true, offset: -0.000012}
 failures:
   description: One line per failing device, naming node, device and the peers without reply.
   returned: always
@@ -173,7 +194,8 @@ import socket
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ascend.vllm.plugins.module_utils.command import module_runner
-from ansible_collections.ascend.vllm.plugins.module_utils.hccn import HccnError, failures, parse_conf, verify, locate_tool
+from ansible_collections.ascend.vllm.plugins.module_utils.hccn import (HccnError, failures, parse_conf, read_clock, verify,
+                                                                      locate_tool)
 
 
 def main():
@@ -212,13 +234,15 @@ def main():
     if os.path.exists(module.params['conf_path']):
         with open(module.params['conf_path']) as handle:
             conf = parse_conf(handle.read())
+    run = module_runner(module)
     try:
-        rows = verify(module_runner(module), tool, module.params['devices'], module.params['peers'],
+        rows = verify(run, tool, module.params['devices'], module.params['peers'],
                       module.params['ping_count'], module.params['ping_retries'], conf)
+        clock = read_clock(run)
     except HccnError as exc:
         module.fail_json(msg=str(exc), tool=tool)
     lines = failures(node, rows)
-    module.exit_json(changed=False, tool=tool, ok=not lines, devices=rows, failures=lines)
+    module.exit_json(changed=False, tool=tool, ok=not lines, devices=rows, clock=clock, failures=lines)
 
 
 if __name__ == '__main__':

@@ -20,6 +20,7 @@ import pytest
 
 from ascend_sim import model as model_gen
 from ascend_sim import state as sim_state
+from ansible_collections.ascend.vllm.plugins.module_utils import known_failures
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
@@ -737,7 +738,7 @@ def test_model_directory_without_weights(node, tmp_path):
     (["--gpu-memory-utilization", "1.5"], "GPU memory utilization must be less than 1.0. "
                                           "Got 1.5."),
     (["--quantization", "fp8"], "fp8 quantization is currently not supported in npu."),
-    (["--quantization", "ascend"], "Cannot find the config file for ascend"),
+    (["--quantization", "ascend"], "ERROR: ModelSlim Quantization Config Not Found"),
 ])
 def test_configuration_errors_stop_start_up(node, args, fragment):
     rc, out = run_to_exit(node, [node.model] + args)
@@ -987,3 +988,97 @@ def test_the_injected_hccl_timeout_stops_only_its_release(tmp_path):
         srv.wait_health(200)
     finally:
         assert srv.stop() == 0, srv.output()
+
+
+def _diagnosed(out):
+    """The known failures (plugins/module_utils/known_failures.py) the health gate finds in ``out``."""
+    return [row["id"] for row in known_failures.diagnose(out)]
+
+
+def test_quantization_without_its_description_names_modelslim_from_0_23_0(node, tmp_path):
+    # vllm_ascend/quantization/modelslim_config.py at v0.23.0; older releases keep the short message.
+    rc, out = run_to_exit(node, [node.model, "--quantization", "ascend"])
+    assert rc == 1
+    assert "You have enabled '--quantization ascend' (ModelSlim quantization),\nbut the model '%s' does not " \
+        "contain the required" % node.model in out
+    assert _diagnosed(out) == ["quantization_description"]
+    tree = serving_tree(tmp_path, "vllm_ascend/_version.py", '__version__ = "0.13.0+sim"\n')
+    rc, out = run_to_exit(node, [node.model, "--quantization", "ascend"], env=node.env(PYTHONPATH=tree))
+    assert rc == 1
+    assert out.rstrip().splitlines()[-1] == "ValueError: Cannot find the config file for ascend"
+
+
+def test_free_memory_below_the_utilisation_stops_the_worker(tmp_path):
+    # vllm_ascend/worker/worker.py NPUWorker.init_device at v0.23.0: the snapshot after set_device.
+    busy = Node(tmp_path / "node")
+    state = sim_state.load_state(busy.state)
+    state["chips"][1]["hbm_used_mb"] = 10240
+    sim_state.save_state(state, busy.state)
+    rc, out = run_to_exit(busy, [busy.model], env=busy.env(ASCEND_RT_VISIBLE_DEVICES="1"))
+    assert rc == 1
+    assert out.rstrip().splitlines()[-1] == (
+        "ValueError: Free memory on device (54.0/64.0 GiB) on startup is less than desired GPU memory utilization "
+        "(0.9, 57.6 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.")
+    assert _diagnosed(out) == ["npu_out_of_memory"]
+    # An idle chip (3403 MB used) has 94.8 % free: 0.95 is more than it has, 0.8 of the busy one fits.
+    rc, out = run_to_exit(busy, [busy.model, "--gpu-memory-utilization", "0.95"],
+                          env=busy.env(ASCEND_RT_VISIBLE_DEVICES="0"))
+    assert rc == 1 and "(0.95, 60.8 GiB)" in out
+    srv = Server(busy, [busy.model, "--gpu-memory-utilization", "0.8"], env=busy.env(ASCEND_RT_VISIBLE_DEVICES="1"))
+    try:
+        srv.wait_health(200)
+    finally:
+        assert srv.stop() == 0, srv.output()
+
+
+def test_graph_capture_on_an_hdk_older_than_25_5_1_fails_to_alloc_streams(tmp_path):
+    # vllm-project/vllm-ascend issue 8393 (the message), PR 10555 (HDK 25.5.1 or later for graphs).
+    old = Node(tmp_path / "node")
+    state = sim_state.load_state(old.state)
+    state["driver"]["running"] = "25.2.0"
+    sim_state.save_state(state, old.state)
+    rc, out = run_to_exit(old, [old.model])
+    assert rc == 1
+    assert "[SqCqManage]Alloc sq cq fail, stream_id=1984, retCode=0x7020023." in out
+    assert _diagnosed(out) == ["hdk_too_old_for_graphs"]
+    # Eager mode captures nothing; the driver of graph mode captures.
+    for args, driver in (([old.model, "--enforce-eager"], "25.2.0"), ([old.model], "25.5.1")):
+        state["driver"]["running"] = driver
+        sim_state.save_state(state, old.state)
+        srv = Server(old, args)
+        try:
+            srv.wait_health(200)
+        finally:
+            assert srv.stop() == 0, srv.output()
+
+
+def test_more_graphs_than_streams_fail_with_207008(node):
+    # vllm-project/vllm-ascend docs/source/faqs.md (17), vllm_ascend/compilation/acl_graph.py at v0.23.0:
+    # 100 sizes x (28 layers + 1) piecewise graphs are more than a device's streams.
+    sizes = json.dumps({"cudagraph_capture_sizes": list(range(1, 101))})
+    rc, out = run_to_exit(node, [node.model, "--compilation-config", sizes])
+    assert rc == 1
+    assert out.rstrip().splitlines()[-1] == (
+        "[PID: %s] Insufficient_Stream_Resources(EL0009): The stream resources are insufficient."
+        % re.search(r"\[PID: (\d+)\] Insufficient", out).group(1))
+    assert "error code is 207008" in out
+    assert _diagnosed(out) == ["graph_streams_exhausted"]
+    decode_only = json.dumps({"cudagraph_capture_sizes": list(range(1, 101)), "cudagraph_mode": "FULL_DECODE_ONLY"})
+    srv = Server(node, [node.model, "-O", decode_only])
+    try:
+        srv.wait_health(200)
+    finally:
+        assert srv.stop() == 0, srv.output()
+
+
+@pytest.mark.parametrize("code, row", [("EI0016", "tls_inconsistent"), ("EI0013", "roce_cqe_error"),
+                                       ("EI0006", "hccl_socket_timeout")])
+def test_the_injected_hccl_error_code_picks_the_message(tmp_path, code, row):
+    node = Node(tmp_path / "node")
+    state = sim_state.load_state(node.state)
+    state["inject"].update(hccl_timeout_release="0.23.0", hccl_error_code=code)
+    sim_state.save_state(state, node.state)
+    rc, out = run_to_exit(node, [node.model])
+    assert rc == 1
+    assert out.rstrip().splitlines()[-1].startswith("RuntimeError: ")
+    assert _diagnosed(out) == [row]

@@ -296,3 +296,107 @@ def test_hccn_conf_that_disagrees_with_the_device_is_a_problem():
     assert missing[0]['problems'] == ['/etc/hccn.conf is missing (hccn_tool -ip -s writes it; run the hccn role)']
     # Not asked (the library's default): not judged.
     assert hccn.verify(nics, TOOL, [wanted(1, '10.20.0.2')], [])[0]['problems'] == []
+
+
+# chronyc(1)'s example of "tracking" (chrony doc/chronyc.adoc at 4.3) as -c prints it: the fields in
+# print_report's order, the system time as the signed correction (0.000006523 s slow: +).
+CHRONY_TRACKING = ('CB00710F,foo.example.net,3,1485510557.000000000,0.000006523,-0.000006747,0.000035822,'
+                   '-3.225,-0.000,0.129,0.013639022,0.001100737,64.2,Normal\n')
+# A published `timedatectl timesync-status` of Debian's timesyncd (the layout of systemd's
+# src/timedate/timedatectl.c print_ntp_status_info: Offset is ((T2 - T1) + (T3 - T4)) / 2).
+TIMESYNC_STATUS = '''       Server: 80.249.145.122 (0.debian.pool.ntp.org)
+Poll interval: 8min 32s (min: 32s; max 34min 8s)
+         Leap: normal
+      Version: 4
+      Stratum: 2
+    Reference: 596DFB18
+    Precision: 1us (-23)
+Root distance: 38.803ms (max: 5s)
+       Offset: -5.086ms
+        Delay: 273.384ms
+       Jitter: 10month 2w 1d 13h 28min 23.169258s
+ Packet count: 17
+    Frequency: -0.870ppm
+'''
+
+
+def test_parse_chrony_tracking_reads_source_state_and_offset():
+    clock = hccn.parse_chrony_tracking(CHRONY_TRACKING)
+    # slow of NTP time: the clock is behind its source
+    assert clock == {'daemon': 'chrony', 'source': 'foo.example.net', 'synchronised': True, 'offset': -0.000006523}
+    unsynchronised = CHRONY_TRACKING.replace('Normal', 'Not synchronised').replace(',foo.example.net,', ',,')
+    assert hccn.parse_chrony_tracking(unsynchronised)['synchronised'] is False
+    assert hccn.parse_chrony_tracking(unsynchronised)['source'] == 'CB00710F'
+    with pytest.raises(hccn.HccnError, match='cannot read chronyc -c tracking output'):
+        hccn.parse_chrony_tracking('506 Cannot talk to daemon')
+
+
+def test_parse_timesync_status_reads_the_offset_with_its_unit():
+    clock = hccn.parse_timesync_status(TIMESYNC_STATUS)
+    # the server 5.086 ms behind: the clock is ahead
+    assert clock == {'daemon': 'timesyncd', 'source': '80.249.145.122 (0.debian.pool.ntp.org)', 'synchronised': True,
+                     'offset': pytest.approx(0.005086)}
+    assert hccn.parse_timesync_status(TIMESYNC_STATUS.replace('-5.086ms', '+1min 4.5s'))['offset'] == pytest.approx(-64.5)
+    assert hccn.parse_timesync_status(TIMESYNC_STATUS.replace('-5.086ms', '+316us'))['offset'] == pytest.approx(-0.000316)
+    waiting = 'Server: 80.249.145.122 (0.debian.pool.ntp.org)\nPoll interval: 0 (min: 32s; max 34min 8s)\nPacket count: 0\n'
+    assert hccn.parse_timesync_status(waiting)['synchronised'] is False
+    with pytest.raises(hccn.HccnError, match='cannot read timedatectl timesync-status output'):
+        hccn.parse_timesync_status(TIMESYNC_STATUS.replace('-5.086ms', 'soon'))
+
+
+def test_read_clock_asks_chrony_then_a_running_timesyncd():
+    calls = []
+
+    def run_with(answers):
+        def run(argv):
+            calls.append(argv)
+            return answers.get(tuple(argv), (1, '', 'not here'))
+        return run
+
+    def found(*names):
+        return lambda name: '/usr/bin/' + name if name in names else None
+
+    chrony = run_with({('/usr/bin/chronyc', '-c', 'tracking'): (0, CHRONY_TRACKING, '')})
+    assert hccn.read_clock(chrony, found('chronyc', 'timedatectl'))['daemon'] == 'chrony'
+    timesyncd = run_with({('systemctl', 'is-active', 'systemd-timesyncd.service'): (0, 'active\n', ''),
+                          ('/usr/bin/timedatectl', 'timesync-status'): (0, TIMESYNC_STATUS, '')})
+    # chronyc installed without its daemon ("506 Cannot talk to daemon"): timesyncd answers
+    assert hccn.read_clock(timesyncd, found('chronyc', 'timedatectl'))['daemon'] == 'timesyncd'
+    del calls[:]
+    # timesyncd stopped: its status is not asked (D-Bus activation would start it)
+    assert hccn.read_clock(run_with({}), found('timedatectl')) == {'daemon': None, 'source': None,
+                                                                   'synchronised': None, 'offset': None}
+    assert calls == [['systemctl', 'is-active', 'systemd-timesyncd.service']]
+
+
+def _clock(offset, synchronised=True, daemon='chrony'):
+    return {'daemon': daemon, 'source': 'ntp1', 'synchronised': synchronised, 'offset': offset}
+
+
+def test_clock_skew_names_the_spread_and_the_unsynchronised():
+    assert hccn.clock_skew({'n1': _clock(0.0), 'n2': _clock(-0.4)}, 1000) == []
+    assert hccn.clock_skew({'n1': _clock(0.0), 'n2': {'daemon': None}}, 1000) == []
+    assert hccn.clock_skew({'n1': _clock(0.0)}, 1000) == []
+    assert hccn.clock_skew({'n1': _clock(0.3), 'n2': _clock(-2.2), 'n3': _clock(0.0)}, 1000) == [
+        'the clocks of the nodes differ by 2.500 s, more than hccn_clock_skew_max_ms (1000 ms): n1 +0.300 s (chrony, '
+        'ntp1), n2 -2.200 s (chrony, ntp1), n3 +0.000 s (chrony, ntp1) (each against its time source); HCCL '
+        'connections between the nodes can time out (EI0006): point every node at the same NTP servers and let them '
+        'settle']
+    assert hccn.clock_skew({'n1': _clock(0.0), 'n2': _clock(0.0, False, 'timesyncd')}, 1000) == [
+        'the clock of n2 is not synchronised by its time daemon (timesyncd on n2): HCCL connections between the nodes '
+        "can time out (EI0006); make every node's chronyd or timesyncd reach the site's NTP servers"]
+
+
+def test_fleet_problems_joins_tls_and_clocks_and_the_table_shows_clocks():
+    reports = {'n1': {'devices': _rows(0), 'clock': _clock(0.0)},
+               'n2': {'devices': _rows(1), 'clock': _clock(1.5)}}
+    problems = hccn.fleet_problems(reports, 1000)
+    assert [p.split(' (')[0] for p in problems] == ['the TLS switch of the NPU links differs between the nodes',
+                                                    'the clocks of the nodes differ by 1.500 s, more than '
+                                                    'hccn_clock_skew_max_ms']
+    assert hccn.fleet_problems(reports, 2000) == problems[:1]
+    rows = {'n1': {'devices': [{'device': 0, 'address': '10.20.0.1', 'link': 'UP', 'health': 'Success',
+                                'pings_ok': 1, 'pings_total': 1}], 'clock': _clock(-0.0012)},
+            'n2': {'devices': [], 'clock': {'daemon': None}}}
+    assert hccn.table(rows)[-2:] == ['clock of n1: chrony, -0.001 s against ntp1',
+                                     'clock of n2: no chronyd or timesyncd running (not compared)']

@@ -1,4 +1,5 @@
 """Engine configuration and the validation vLLM performs before any device work."""
+import re
 import importlib.util
 
 from vllm.version import at_least
@@ -19,10 +20,29 @@ from vllm.transformers_utils.config import (derived_max_model_len, get_config,
                                             file_or_path_exists)
 
 
+def _missing_modelslim_config(model):
+    """The refusal of --quantization ascend for a model without quant_model_description.json:
+    from vllm-ascend 0.23.0 its ModelSlim message (vllm_ascend/quantization/modelslim_config.py
+    at v0.23.0, its first lines), before it the older one."""
+    try:
+        from vllm_ascend._version import __version__
+        release = tuple(int(part) for part in re.findall(r"\d+", __version__.split("+")[0])[:3])
+    except ImportError:
+        release = ()
+    if release < (0, 23, 0):
+        return "Cannot find the config file for ascend"
+    return ("\n" + "=" * 80 + "\nERROR: ModelSlim Quantization Config Not Found\n" + "=" * 80 + "\n\n"
+            "You have enabled '--quantization ascend' (ModelSlim quantization),\n"
+            f"but the model '{model}' does not contain the required\n"
+            "quantization config file ('quant_model_description.json').\n\n"
+            "This usually means the model weights are NOT quantized by ModelSlim.\n")
+
+
 class ModelConfig:
     def __init__(self, model, served_model_name=None, tokenizer=None, trust_remote_code=False,
-                 dtype="auto", seed=0, max_model_len=None, quantization=None):
+                 dtype="auto", seed=0, max_model_len=None, quantization=None, enforce_eager=False):
         self.model = model
+        self.enforce_eager = enforce_eager
         self.tokenizer = tokenizer or model
         self.trust_remote_code = trust_remote_code
         self.dtype = dtype
@@ -65,7 +85,7 @@ class ModelConfig:
                 f"{current_platform.device_name}.")
         if quantization == "ascend" and not file_or_path_exists(
                 self.model, "quant_model_description.json"):
-            raise ValueError(f"Cannot find the config file for {quantization}")
+            raise ValueError(_missing_modelslim_config(self.model))
         return quantization
 
     def get_num_attention_heads(self):
@@ -163,9 +183,11 @@ class SchedulerConfig:
 
 class VllmConfig:
     def __init__(self, model_config, parallel_config, cache_config, scheduler_config,
-                 device_config):
+                 device_config, compilation_config=None):
         self.model_config = model_config
         self.parallel_config = parallel_config
         self.cache_config = cache_config
         self.scheduler_config = scheduler_config
         self.device_config = device_config
+        # --compilation-config as a dict (only cudagraph_mode and cudagraph_capture_sizes are read)
+        self.compilation_config = compilation_config or {}

@@ -1,5 +1,6 @@
 """Engine arguments: the command-line options of ``vllm serve`` that configure the engine."""
 import argparse
+import json
 
 from vllm.config import (CacheConfig, DeviceConfig, ModelConfig, ParallelConfig,
                          SchedulerConfig, VllmConfig)
@@ -77,6 +78,18 @@ def add_cli_args(parser):
     return parser
 
 
+def _compilation_config(value):
+    """--compilation-config / -O: a JSON object, or an optimisation level (an integer)."""
+    if not value:
+        return {}
+    if value.strip().isdigit():
+        return {"level": int(value)}
+    config = json.loads(value)
+    if not isinstance(config, dict):
+        raise ValueError(f"--compilation-config must be a JSON object, got {value!r}")
+    return config
+
+
 class EngineArgs:
     def __init__(self, args):
         self.args = args
@@ -97,6 +110,7 @@ class EngineArgs:
             seed=a.seed,
             max_model_len=a.max_model_len,
             quantization=a.quantization,
+            enforce_eager=a.enforce_eager,
         )
         parallel_config = ParallelConfig(
             tensor_parallel_size=a.tensor_parallel_size,
@@ -129,4 +143,4 @@ class EngineArgs:
 
             initialize_ray_cluster(parallel_config)
         return VllmConfig(model_config, parallel_config, cache_config, scheduler_config,
-                          device_config)
+                          device_config, _compilation_config(a.compilation_config))

@@ -72,5 +72,9 @@ class EngineCore:
         logger.info("GPU KV cache size: %s tokens", format(num_blocks * block, ","))
         logger.info("Maximum concurrency for %s tokens per request: %.2fx",
                     format(max_len, ","), num_blocks * block / max_len)
+        for worker in self.workers:
+            warm_up = getattr(worker, "compile_or_warm_up_model", None)
+            if warm_up:
+                warm_up()
         logger.info("init engine (profile, create kv cache, warmup model) took %.2f seconds",
                     time.monotonic() - began)
