@@ -6,6 +6,9 @@ One row per vllm-ascend release this collection knows how to install. A row is t
 versions upstream tests together (its versioning policy); ``ascend_stack_release`` picks one and
 ``plugins/module_utils/stack.py`` resolves and validates it. Adding a release means adding a row
 here and nothing else: the resolver, the filters and preflight read everything from this file.
+Rows are written oldest first, and each row after the first lists only what differs from the row
+before it (``release``, ``status``, ``vllm``, ``vllm_ascend`` and ``notes`` always); ``RELEASES``
+holds every row whole.
 
 Field meanings:
 
@@ -79,6 +82,8 @@ metadata is in ``tests/unit/fixtures/metadata`` and a unit test holds every row 
 from __future__ import (absolute_import, division, print_function)
 
 __metaclass__ = type
+
+import copy
 
 SUPPORT_LEVELS = {
     'supported': 'supported',
@@ -168,7 +173,7 @@ IMAGE = {
     },
 }
 
-RELEASES = [
+_ROWS = [
     {
         'release': '0.9.1',
         'status': 'final',
@@ -206,29 +211,18 @@ RELEASES = [
         'status': 'final',
         'vllm': '0.11.0',
         'vllm_ascend': '0.11.0',
-        'python_min': '3.9',
-        'python_max': '3.11',
         'cann': '8.3.RC2',
         'torch': '2.7.1',
         # The published vllm-ascend 0.11.0 requires torch-npu==2.7.1 (on PyPI), not the
         # 2.7.1.post1 of the release notes.
         'torch_npu': '2.7.1',
-        'torch_npu_source': 'pypi',
-        'triton_ascend': None,
-        'triton_ascend_excluded_chips': [],
         # vllm 0.11.0 pins torch 2.8.0 / torchvision 0.23.0 / torchaudio 2.8.0; vllm-ascend pins
         # torch 2.7.1 and an unpinned torchvision (re-resolved to 0.22.1), not torchaudio.
         'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch',
                                'xformers -> torch (x86_64)', 'xgrammar -> triton (missing, x86_64)'],
-        'pip_indexes': {},
         'image_chips': ['910b', '910_93', '310p'],
-        'wheel_chips': ['910b'],
-        'binds_cpus_on': [],
-        'ray': '2.48.0',
         'glibc': {'vllm-ascend': '2.24', 'torch-npu': '2.28', 'torch': '2.28'},
         'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
-        'driver_min': None,
-        'driver_recommended': None,
         'notes': '',
     },
     {
@@ -237,24 +231,13 @@ RELEASES = [
         'vllm': '0.13.0',
         'vllm_ascend': '0.13.0',
         'python_min': '3.10',
-        'python_max': '3.11',
         'cann': '8.5.0',
         'torch': '2.8.0',
         'torch_npu': '2.8.0.post2',
-        'torch_npu_source': 'pypi',
         'triton_ascend': '3.2.0',
-        'triton_ascend_excluded_chips': [],
         # vllm 0.13.0 pins torch 2.9.0 / torchvision 0.24.0 / torchaudio 2.9.0; vllm-ascend torch 2.8.0.
         'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'torchaudio -> torch',
                                'xgrammar -> triton (missing, x86_64)'],
-        'pip_indexes': {},
-        'image_chips': ['910b', '910_93', '310p'],
-        'wheel_chips': ['910b'],
-        'binds_cpus_on': [],
-        'ray': '2.48.0',
-        'glibc': {'vllm-ascend': '2.24', 'torch-npu': '2.28', 'torch': '2.28'},
-        'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
-        'driver_min': None,
         'driver_recommended': '25.5',
         'notes': 'Upstream recommends NPU driver 25.5.',
     },
@@ -263,32 +246,21 @@ RELEASES = [
         'status': 'final',
         'vllm': '0.18.0',
         'vllm_ascend': '0.18.0',
-        'python_min': '3.10',
-        'python_max': '3.11',
         'cann': '8.5.1',
         'torch': '2.9.0',
         # The published vllm-ascend 0.18.0 requires torch-npu==2.9.0 and triton-ascend==3.2.0
         # (both on PyPI) and numpy<2.0.0; the release table's 2.9.0.post1+git4c901a4 does not
         # resolve against it.
         'torch_npu': '2.9.0',
-        'torch_npu_source': 'pypi',
-        'triton_ascend': '3.2.0',
-        'triton_ascend_excluded_chips': [],
         # vllm 0.18.0 pins torch 2.10.0 / torchvision 0.25.0 / torchaudio 2.10.0; vllm-ascend
         # pins all three to the 2.9.0 set.
         # ... and vLLM wants opencv >=4.13.0, vllm-ascend <=4.11.0.86 (vllm-project/vllm-ascend #8286).
         'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'vllm -> torchaudio',
                                'vllm -> opencv-python-headless', 'xgrammar -> triton (missing, x86_64)'],
-        'pip_indexes': {},
-        'image_chips': ['910b', '910_93', '310p'],
-        'wheel_chips': ['910b'],
         'binds_cpus_on': ['aarch64'],
-        'ray': '2.48.0',
-        'glibc': {'vllm-ascend': '2.24', 'torch-npu': '2.28', 'torch': '2.28'},
         # Every README from v0.11.0 to v0.23.0 lists "Atlas 300I Duo (Experimental)" (and the FAQ
         # "[Experimental] Atlas 300I Inference series"), v0.18.0 included.
-        'chips': {'910b': 'supported', '910_93': 'supported', '310p': 'experimental'},
-        'driver_min': None,
+        # (chips: as the row before)
         'driver_recommended': None,
         'notes': 'vllm-ascend binds CPUs itself on ARM from this release: stop irqbalance.',
     },
@@ -297,12 +269,10 @@ RELEASES = [
         'status': 'final',
         'vllm': '0.23.0',
         'vllm_ascend': '0.23.0',
-        'python_min': '3.10',
         'python_max': '3.12',
         'cann': '9.1.0',
         'torch': '2.10.0',
         'torch_npu': '2.10.0.post4',
-        'torch_npu_source': 'pypi',
         'triton_ascend': '3.2.2',
         'triton_ascend_excluded_chips': ['310p'],
         # vllm 0.23.0 pins torch 2.11.0 / torchvision 0.26.0 / torchaudio 2.11.0; vllm-ascend
@@ -312,20 +282,12 @@ RELEASES = [
                                'humming-kernels -> triton (missing)', 'xgrammar -> triton (missing, x86_64)'],
         # triton-ascend 3.2.2 is not on PyPI (3.2.0 is the newest there).
         'pip_indexes': {'ascend-mirror': ['triton-ascend==3.2.2']},
-        'image_chips': ['910b', '910_93', '310p'],
-        'wheel_chips': ['910b'],
-        'binds_cpus_on': ['aarch64'],
-        'ray': '2.48.0',
         'glibc': {'vllm-ascend': '2.34', 'torch-npu': '2.28', 'torch': '2.28'},
         # Upstream builds 0.23.0 for the Ascend 950 too (CANN 9.1.0-950 base image, -a5 image tag in
         # the release workflow, -950dt in later docs), but no citable HDK driver / firmware file
         # names exist for it, so it is not listed: preflight names the chip (PCI 0xd806) and refuses
         # it with that reason (CHIP_FAMILIES['950dt']['unlisted']) instead of installing 910b packages.
-        'chips': {
-            '910b': 'supported',
-            '910_93': 'supported',
-            '310p': 'experimental',
-        },
+        # (chips: as the row before)
         # Release notes of v0.23.0 (user_guide/release_notes.md, v0.21.0rc1): the FULL_AND_PIECEWISE
         # graph mode "Requires HDK 25.5.1+ / CANN 8.5.0+"; older stacks fail graph capture with "alloc
         # sq cq fail" (vllm-project/vllm-ascend PR #10555, v0.24.0rc1, turns that signature into
@@ -354,31 +316,11 @@ RELEASES = [
         'status': 'post',
         'vllm': '0.23.0',
         'vllm_ascend': '0.23.0.post1',
-        'python_min': '3.10',
-        'python_max': '3.12',
-        'cann': '9.1.0',
-        'torch': '2.10.0',
-        'torch_npu': '2.10.0.post4',
-        'torch_npu_source': 'pypi',
-        'triton_ascend': '3.2.2',
-        'triton_ascend_excluded_chips': ['310p'],
-        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'vllm -> torchaudio',
-                               'humming-kernels -> triton (missing)', 'xgrammar -> triton (missing, x86_64)'],
         'pip_indexes': {'ascend-mirror': ['vllm-ascend==0.23.0.post1', 'triton-ascend==3.2.2']},
         # Dockerfile, Dockerfile.a3 and Dockerfile.310p (and openEuler variants) in its sdist.
-        'image_chips': ['910b', '910_93', '310p'],
-        'wheel_chips': ['910b'],
-        'binds_cpus_on': ['aarch64'],
-        'ray': '2.48.0',
+        # (image_chips: as the row before)
         # Its wheel is on the Ascend pip mirror, whose file names are not read here.
         'glibc': {'torch-npu': '2.28', 'torch': '2.28'},
-        'chips': {
-            '910b': 'supported',
-            '910_93': 'supported',
-            '310p': 'experimental',
-        },
-        'driver_min': '25.5.1',
-        'driver_recommended': '26.0.rc1',
         'notes': 'Opt-in post release of 0.23.0; its wheel (Ascend pip mirror) serves A2 only, A3 and 310P take '
                  'the container method.',
     },
@@ -398,34 +340,39 @@ RELEASES = [
         'status': 'rc',
         'vllm': '0.30.0',
         'vllm_ascend': '0.30.0rc2',
-        'python_min': '3.10',
-        'python_max': '3.12',
         'cann': '9.2.0',
-        'torch': '2.10.0',
-        'torch_npu': '2.10.0.post4',
-        'torch_npu_source': 'pypi',
-        'triton_ascend': '3.2.2',
-        'triton_ascend_excluded_chips': ['310p'],
-        'pip_check_expected': ['vllm -> torch', 'vllm -> torchvision', 'vllm -> torchaudio',
-                               'humming-kernels -> triton (missing)', 'xgrammar -> triton (missing, x86_64)'],
         'pip_indexes': {'ascend-mirror': ['vllm-ascend==0.30.0rc2', 'triton-ascend==3.2.2']},
         'image_chips': ['910b', '910_93', '310p', '950dt'],
-        'wheel_chips': ['910b'],
-        'binds_cpus_on': ['aarch64'],
-        'ray': '2.48.0',
-        'glibc': {'torch-npu': '2.28', 'torch': '2.28'},
         'chips': {
             '910b': 'experimental',
             '910_93': 'experimental',
             '310p': 'experimental',
         },
-        'driver_min': '25.5.1',
         # No HDK is named for CANN 9.2.0; the newest upstream names (mkdocs.yml release_hdk_version).
-        'driver_recommended': '26.0.rc1',
+        # (driver_recommended: as the row before)
         'notes': 'Opt-in release candidate (CANN 9.2.0, vLLM 0.30.0); its wheel (Ascend pip mirror) serves A2 '
                  'only, A3 and 310P take the container method.',
     },
 ]
+
+# Fields every row names itself rather than take from the row before.
+_OWN = ('release', 'status', 'vllm', 'vllm_ascend', 'notes')
+
+
+def _inherit(rows):
+    """Whole rows from rows that list what differs from the row before."""
+    whole = []
+    for row in rows:
+        missing = [key for key in _OWN if key not in row]
+        if missing:
+            raise ValueError('stack row %s does not name %s' % (row.get('release'), ', '.join(missing)))
+        merged = copy.deepcopy(whole[-1]) if whole else {}
+        merged.update(copy.deepcopy(row))
+        whole.append(merged)
+    return whole
+
+
+RELEASES = _inherit(_ROWS)
 
 # The newest release with status "final"; kept in step with RELEASES by a unit test.
 DEFAULT_RELEASE = '0.23.0'

@@ -177,3 +177,20 @@ def test_ray_is_what_the_upstream_images_install():
     assert {row['release']: row['ray'] for row in stack_matrix.RELEASES} == dict(
         (row['release'], '2.48.0') for row in stack_matrix.RELEASES)
     assert resolve_stack('0.23.0')['ray'] == '2.48.0'
+
+
+def test_rows_inherit_what_they_do_not_list():
+    rows = stack_matrix._inherit([
+        {'release': '1', 'status': 'final', 'vllm': '1', 'vllm_ascend': '1', 'notes': '', 'cann': 'a',
+         'chips': {'910b': 'supported'}},
+        {'release': '2', 'status': 'rc', 'vllm': '2', 'vllm_ascend': '2', 'notes': 'n', 'cann': 'b'},
+    ])
+    assert rows[1] == {'release': '2', 'status': 'rc', 'vllm': '2', 'vllm_ascend': '2', 'notes': 'n', 'cann': 'b',
+                       'chips': {'910b': 'supported'}}
+    # each row holds its own copy
+    rows[1]['chips']['310p'] = 'experimental'
+    assert rows[0]['chips'] == {'910b': 'supported'}
+    with pytest.raises(ValueError, match='stack row 3 does not name notes'):
+        stack_matrix._inherit(rows + [{'release': '3', 'status': 'rc', 'vllm': '3', 'vllm_ascend': '3'}])
+    # every field of every published row is there whole
+    assert all(set(row) == set(stack_matrix.RELEASES[0]) for row in stack_matrix.RELEASES)
