@@ -151,7 +151,9 @@ def parse_chrony_tracking(text):
         correction = float(fields[4])
     except ValueError:
         raise HccnError('cannot read chronyc -c tracking output: %r' % (text or '').strip()[:200])
-    return {'daemon': 'chrony', 'source': fields[1] or fields[0], 'synchronised': fields[13] != 'Not synchronised',
+    # 7F7F0101 (127.127.1.1): chronyd serves its own clock (its 'local' directive), no external source.
+    source = 'its own clock (local)' if fields[0] == '7F7F0101' else fields[1] or fields[0]
+    return {'daemon': 'chrony', 'source': source, 'synchronised': fields[13] != 'Not synchronised',
             'offset': -correction}
 
 
@@ -468,8 +470,8 @@ def clock_skew(clocks_by_node, max_skew_ms):
             lines.append('the clocks of the nodes differ by %.3f s, more than hccn_clock_skew_max_ms (%s ms): %s '
                          '(each against its time source); HCCL connections between the nodes can time out (EI0006): '
                          'point every node at the same NTP servers and let them settle'
-                         % (spread, max_skew_ms, ', '.join('%s %+.3f s (%s, %s)' % (
-                             node, offsets[node], read[node]['daemon'], read[node].get('source') or '?')
+                         % (spread, max_skew_ms, ', '.join('%s %s s (%s, %s)' % (
+                             node, _seconds(offsets[node]), read[node]['daemon'], read[node].get('source') or '?')
                              for node in sorted(offsets))))
     return lines
 
@@ -514,7 +516,12 @@ def _clock_text(clock):
         return 'no chronyd or timesyncd running (not compared)'
     if not clock.get('synchronised'):
         return '%s, not synchronised' % clock['daemon']
-    return '%s, %+.3f s against %s' % (clock['daemon'], clock.get('offset') or 0.0, clock.get('source') or '?')
+    return '%s, %s s against %s' % (clock['daemon'], _seconds(clock.get('offset') or 0.0), clock.get('source') or '?')
+
+
+def _seconds(value):
+    """'+0.300', '-2.200'; a value that rounds to zero is '+0.000', never '-0.000'."""
+    return '%+.3f' % (round(value, 3) or 0.0)
 
 
 def locate_tool(tool_path, install_path, search_path):

@@ -329,6 +329,10 @@ def test_parse_chrony_tracking_reads_source_state_and_offset():
     assert hccn.parse_chrony_tracking(unsynchronised)['source'] == 'CB00710F'
     with pytest.raises(hccn.HccnError, match='cannot read chronyc -c tracking output'):
         hccn.parse_chrony_tracking('506 Cannot talk to daemon')
+    # a chronyd that serves its own clock (local stratum 8): reference id 127.127.1.1, no name
+    local = '7F7F0101,,8,1796680000.000000000,-0.000000000,0.000000000,0.000000000,0.000,0.000,0.000,0.000000000,' \
+        '0.000000000,0.0,Normal\n'
+    assert hccn.parse_chrony_tracking(local)['source'] == 'its own clock (local)'
 
 
 def test_parse_timesync_status_reads_the_offset_with_its_unit():
@@ -400,3 +404,5 @@ def test_fleet_problems_joins_tls_and_clocks_and_the_table_shows_clocks():
             'n2': {'devices': [], 'clock': {'daemon': None}}}
     assert hccn.table(rows)[-2:] == ['clock of n1: chrony, -0.001 s against ntp1',
                                      'clock of n2: no chronyd or timesyncd running (not compared)']
+    rows['n1']['clock']['offset'] = -0.0000004
+    assert hccn.table(rows)[-2] == 'clock of n1: chrony, +0.000 s against ntp1'
