@@ -64,10 +64,6 @@ def vllm_env_lines(env, reader='systemd'):
     return _call(vs.env_lines, env, reader)
 
 
-def vllm_profile_release(releases, version):
-    return _call(vs.profile_release, releases, version)
-
-
 def vllm_profile_serve(profile, family, release, common_env=None, multinode=False):
     return _call(vs.profile_serve, profile, family, release, common_env, bool(multinode))
 
@@ -185,7 +181,6 @@ class FilterModule(object):
             'vllm_pip_check': vllm_pip_check,
             'vllm_pip_source_builds': vllm_pip_source_builds,
             'vllm_binding_layer': vllm_binding_layer,
-            'vllm_profile_release': vllm_profile_release,
             'vllm_profile_serve': vllm_profile_serve,
             'vllm_multinode_args': vllm_multinode_args,
             'vllm_env_lines': vllm_env_lines,

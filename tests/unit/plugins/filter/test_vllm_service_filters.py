@@ -14,7 +14,7 @@ def test_filters_are_registered():
                                'vllm_hub_download', 'vllm_merge_args',
                                'vllm_multinode_args', 'vllm_npu_problem', 'vllm_numa_binding',
                                'vllm_package_problems', 'vllm_pip_check',
-                               'vllm_pip_source_builds', 'vllm_profile_release', 'vllm_profile_serve', 'vllm_ray_chips_problem',
+                               'vllm_pip_source_builds', 'vllm_profile_serve', 'vllm_ray_chips_problem',
                                'vllm_requirement_names', 'vllm_requirement_problems', 'vllm_rollback_plan',
                                'vllm_serve_argv', 'vllm_serving_address_problem', 'vllm_settings_problems',
                                'vllm_systemd_exec',
