@@ -140,6 +140,10 @@ HCCL_ERRORS = {
               'Value Disable for config "tls" is invalid. Expected Value:"All ranks are consistent. Current status : '
               "rankList for enabled tls:[{peer}/0]; rankList for disabled tls:[{peer}/0]; rankList for query "
               'failure tls:".;',
+    # vllm-project/vllm-ascend issue 7711 (HCCL's rank table check of a multi-server communicator
+    # without the device's address: /etc/hccn.conf missing or not mounted)
+    "device_ip": "[ERROR] HCCL({pid},python3):[RanktablCheck] 'device ip' is not set correctly, must be set when "
+                 "multi Server or HCCL INTRA ROCE ENABLE enabled",
     # vllm-project/vllm-ascend issue 7384 (there during an operation; here when the ranks start)
     "EI0013": "[Rank {rank}] HCCL watchdog thread terminated with exception: [PID: {pid}] "
               "Execution_Error_ROCE_CQE(EI0013): An error CQE occurred during operator execution.",
@@ -151,7 +155,7 @@ def _injected_hccl_timeout(rank=0):
     vllm-ascend release whose ranks on this node cannot connect to the other nodes' ranks, and
     this release's worker stops with the HCCL error ``inject.hccl_error_code`` names (EI0006, the
     socket timeout of vllm-project/vllm-ascend issue 5461, when unset; EI0016 for TLS switches
-    that differ; EI0013 for a RoCE CQE error). Keyed by release, so the release a rollout returns
+    that differ; EI0013 for a RoCE CQE error; device_ip for a device without its address). Keyed by release, so the release a rollout returns
     to starts again."""
     inject = torch_npu.npu._state().get("inject", {})
     release = inject.get("hccl_timeout_release")
