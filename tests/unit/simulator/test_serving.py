@@ -225,6 +225,15 @@ def run_to_exit(node, args, env=None, timeout=START_TIMEOUT):
     return rc, server.output()
 
 
+def assert_serves(node, args, env=None):
+    """A server that is expected to start: it answers /health with 200, then stops cleanly."""
+    server = Server(node, args, env=env)
+    try:
+        server.wait_health(200)
+    finally:
+        assert server.stop() == 0, server.output()
+
+
 # --------------------------------------------------------------------------- fixtures
 @pytest.fixture(scope="module")
 def node(tmp_path_factory):
@@ -638,11 +647,7 @@ def test_a_build_that_records_no_device_type_is_not_checked(tmp_path):
     # 0.11.0's build info names a SoC only and its worker checks nothing.
     other = Node(tmp_path / "node", profile="a3-9392")
     tree = serving_tree(tmp_path, "vllm_ascend/_build_info.py", "__soc_version__ = 'ASCEND910B1'\n")
-    srv = Server(other, [other.model], env=other.env(PYTHONPATH=tree))
-    try:
-        srv.wait_health(200)
-    finally:
-        assert srv.stop() == 0, srv.output()
+    assert_serves(other, [other.model], env=other.env(PYTHONPATH=tree))
 
 
 def test_without_nnal_atb_the_library_import_fails(node, tmp_path):
@@ -965,11 +970,7 @@ def test_an_npu_another_live_process_holds_stops_the_worker(tmp_path):
     state["processes"] = [{"npu_id": 1, "chip_id": 0, "pid": os.getpid(), "name": "python3", "memory_mb": 3072},
                           {"npu_id": 0, "chip_id": 0, "pid": 2 ** 22 + 1, "name": "gone", "memory_mb": 1}]
     sim_state.save_state(state, busy.state)
-    srv = Server(busy, [busy.model], env=busy.env(ASCEND_RT_VISIBLE_DEVICES="0"))
-    try:
-        srv.wait_health(200)
-    finally:
-        assert srv.stop() == 0, srv.output()
+    assert_serves(busy, [busy.model], env=busy.env(ASCEND_RT_VISIBLE_DEVICES="0"))
 
 
 def test_the_injected_hccl_timeout_stops_only_its_release(tmp_path):
@@ -986,11 +987,7 @@ def test_the_injected_hccl_timeout_stops_only_its_release(tmp_path):
                      r"The remote does not initiate a connect request\.$", out.rstrip().splitlines()[-1])
     state["inject"]["hccl_timeout_release"] = "0.23.0.post1"
     sim_state.save_state(state, node.state)
-    srv = Server(node, [node.model], env=node.env(PYTHONPATH=tree))
-    try:
-        srv.wait_health(200)
-    finally:
-        assert srv.stop() == 0, srv.output()
+    assert_serves(node, [node.model], env=node.env(PYTHONPATH=tree))
 
 
 def _diagnosed(out):
@@ -1028,11 +1025,7 @@ def test_free_memory_below_the_utilisation_stops_the_worker(tmp_path):
     rc, out = run_to_exit(busy, [busy.model, "--gpu-memory-utilization", "0.95"],
                           env=busy.env(ASCEND_RT_VISIBLE_DEVICES="0"))
     assert rc == 1 and "(0.95, 60.8 GiB)" in out
-    srv = Server(busy, [busy.model, "--gpu-memory-utilization", "0.8"], env=busy.env(ASCEND_RT_VISIBLE_DEVICES="1"))
-    try:
-        srv.wait_health(200)
-    finally:
-        assert srv.stop() == 0, srv.output()
+    assert_serves(busy, [busy.model, "--gpu-memory-utilization", "0.8"], env=busy.env(ASCEND_RT_VISIBLE_DEVICES="1"))
 
 
 def test_graph_capture_on_an_hdk_older_than_25_5_1_fails_to_alloc_streams(tmp_path):
@@ -1049,11 +1042,7 @@ def test_graph_capture_on_an_hdk_older_than_25_5_1_fails_to_alloc_streams(tmp_pa
     for args, driver in (([old.model, "--enforce-eager"], "25.2.0"), ([old.model], "25.5.1")):
         state["driver"]["running"] = driver
         sim_state.save_state(state, old.state)
-        srv = Server(old, args)
-        try:
-            srv.wait_health(200)
-        finally:
-            assert srv.stop() == 0, srv.output()
+        assert_serves(old, args)
 
 
 def test_more_graphs_than_streams_fail_with_207008(node):
@@ -1068,11 +1057,7 @@ def test_more_graphs_than_streams_fail_with_207008(node):
     assert "error code is 207008" in out
     assert _diagnosed(out) == ["graph_streams_exhausted"]
     decode_only = json.dumps({"cudagraph_capture_sizes": list(range(1, 101)), "cudagraph_mode": "FULL_DECODE_ONLY"})
-    srv = Server(node, [node.model, "-O", decode_only])
-    try:
-        srv.wait_health(200)
-    finally:
-        assert srv.stop() == 0, srv.output()
+    assert_serves(node, [node.model, "-O", decode_only])
 
 
 @pytest.mark.parametrize("code, row", [("EI0016", "tls_inconsistent"), ("EI0013", "roce_cqe_error"),
