@@ -190,3 +190,16 @@ def unit_address(unit_text, key_text=None):
         key = (parse_env_file(key_text).get('VLLM_API_KEY') if key_text.startswith('VLLM_API_KEY=')
                else key_text.rstrip('\n')) or None
     return 'http://%s:%s' % ('[%s]' % host if ':' in host else host, port), name, key
+
+
+def run_began(state, now, monotonic_now):
+    """The epoch second at which the unit's current run began, from ``systemctl show``'s
+    ``InactiveExitTimestampMonotonic`` (microseconds of CLOCK_MONOTONIC, the clock
+    ``time.monotonic()`` reads) and the time now on both clocks; None when the unit never ran."""
+    try:
+        began = int((state or {}).get('InactiveExitTimestampMonotonic') or 0)
+    except (TypeError, ValueError):
+        return None
+    if began <= 0:
+        return None
+    return now - (monotonic_now - began / 1e6)

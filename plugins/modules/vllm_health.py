@@ -20,7 +20,8 @@ description:
   - Every failure message ends with the last O(journal_lines) lines of the unit's journal, so
     the reason (a Python traceback of C(vllm serve)) is in the task's output. When those lines end
     with vLLM's "See root cause above" (its API server after the engine core failed), the
-    exception line of the failed process is looked for in the last 400 lines and named first.
+    exception line of the failed process is looked for in the last 400 lines of the unit's current run (since it
+    left the inactive state, restarts by systemd included) and named first.
   - A known failure found in those 400 lines (a wheel built for another chip, NNAL missing, a driver too old for
     graph mode, NPU network time-outs, an NPU held by another process, out of memory, ...) is named with its cause
     and fix before the excerpt, and returned as RV(diagnosis).
@@ -147,7 +148,8 @@ journal:
   type: str
 diagnosis:
   description:
-    - The known failures (vllm-ascend issues and upstream code) found in the unit's journal on failure, each with
+    - The known failures (vllm-ascend issues and upstream code) found in the journal of the unit's current run on
+      failure (an earlier run's lines are not read), each with
       C(id), C(cause), C(fix), C(check), C(source) and the C(line) that matched; the failure message names each one's
       cause and fix before the journal excerpt. For an NPU held elsewhere, C(found) names the processes npu-smi shows
       on the NPUs (PID, name, NPU, and the systemd unit or container that holds each), the service's own left out.
@@ -209,23 +211,28 @@ class Gate(object):
         self.url = (self.params['url'] or '').rstrip('/')
         self.name = self.params['served_model_name']
         self.key = self.params['api_key']
+        # When the unit's current run began (it left the inactive state; systemd's restarts after a
+        # failure keep it): the diagnosis reads the journal from then on, not an earlier run's lines.
+        self.since = None
 
     def unit_state(self):
         if not self.unit:
             return None
         rc, out, err = self.module.run_command(
-            ['systemctl', 'show', self.unit, '-p', 'ActiveState,SubState,NRestarts,MainPID,Result,ExecMainStatus'],
+            ['systemctl', 'show', self.unit, '-p',
+             'ActiveState,SubState,NRestarts,MainPID,Result,ExecMainStatus,InactiveExitTimestampMonotonic'],
             environ_update={'LC_ALL': 'C'})
         if rc != 0:
             return {'ActiveState': 'unknown', 'error': err.strip()}
         return vh.parse_show(out)
 
-    def journal(self, lines=None):
+    def journal(self, lines=None, since=None):
         if not self.unit or self.params['journal_lines'] <= 0:
             return ''
-        rc, out, err = self.module.run_command(
-            ['journalctl', '-u', self.unit, '-n', str(lines or self.params['journal_lines']), '--no-pager', '-o', 'cat'],
-            environ_update={'LC_ALL': 'C'})
+        argv = ['journalctl', '-u', self.unit, '-n', str(lines or self.params['journal_lines']), '--no-pager', '-o', 'cat']
+        if since:
+            argv += ['--since', '@%d' % int(since)]
+        rc, out, err = self.module.run_command(argv, environ_update={'LC_ALL': 'C'})
         return out if rc == 0 else 'journalctl failed (rc %d): %s' % (rc, err.strip())
 
     def npu_holders(self):
@@ -250,7 +257,7 @@ class Gate(object):
             # A multi-process vLLM prints its own traceback after the failing process's: the
             # cause can be above the quoted tail, so a longer read looks for it, and for the
             # failures upstream's users are known to hit (module_utils/known_failures.py).
-            longer = self.journal(ROOT_CAUSE_LINES)
+            longer = self.journal(ROOT_CAUSE_LINES, self.since)
             cause = vh.root_cause(longer) if 'See root cause above' in journal else None
             if cause and cause not in journal:
                 message = '%s\nRoot cause, from an earlier journal line: %s' % (message, cause)
@@ -269,6 +276,7 @@ class Gate(object):
         start = time.time()
         first = self.unit_state()
         restarts = first.get('NRestarts') if first else None
+        self.since = vh.run_began(first, time.time(), time.monotonic())
         last = None
         while True:
             state = self.unit_state()

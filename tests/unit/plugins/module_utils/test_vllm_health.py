@@ -147,3 +147,11 @@ def test_unit_address_defaults_and_refusal():
     assert unit_address(_unit(['/v/bin/vllm', 'serve', '/m', '--host', '::1']))[0] == 'http://[::1]:8000'
     with pytest.raises(ValueError, match='runs no "vllm serve"'):
         unit_address('[Service]\nExecStart=/bin/true\n')
+
+
+def test_run_began_turns_the_monotonic_start_into_epoch_seconds():
+    assert vh.run_began({'InactiveExitTimestampMonotonic': '5000000'}, 1000.0, 25.0) == 980.0
+    assert vh.run_began({'InactiveExitTimestampMonotonic': '0'}, 1000.0, 25.0) is None
+    assert vh.run_began({}, 1000.0, 25.0) is None
+    assert vh.run_began(None, 1000.0, 25.0) is None
+    assert vh.run_began({'InactiveExitTimestampMonotonic': 'n/a'}, 1000.0, 25.0) is None

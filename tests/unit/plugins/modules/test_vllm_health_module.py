@@ -162,3 +162,30 @@ def test_an_npu_held_elsewhere_is_named_with_its_holder(run_module, monkeypatch,
     assert line.startswith('Known failure (npu_held_elsewhere): the NPU is held by another process or container. '
                            'Fix: stop the other user of the NPU')
     assert ' Found on the node: %s. Check: ' % holders in line
+
+
+def test_the_diagnosis_reads_only_the_current_run_of_the_unit(run_module, monkeypatch):
+    """An earlier run's failure (libatb.so) is still in the unit's journal; this run fails for lack of
+    free HBM: only the lines since the unit left the inactive state are diagnosed."""
+    earlier = ['OSError: libatb.so: cannot open shared object file: No such file or directory']
+    now = ['ValueError: Free memory on device (2.0/64.0 GiB) on startup is less than desired GPU memory utilization '
+           '(0.9, 57.6 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.']
+    asked = []
+
+    def run_command(self, argv, **kwargs):
+        if argv[0] == 'systemctl':
+            return 0, ('ActiveState=failed\nSubState=failed\nNRestarts=0\nResult=exit-code\nExecMainStatus=1\n'
+                       'InactiveExitTimestampMonotonic=%d\n' % int((vllm_health.time.monotonic() - 30) * 1e6)), ''
+        asked.append(argv)
+        return 0, '\n'.join(now if '--since' in argv else earlier + now) + '\n', ''
+    monkeypatch.setattr(vllm_health.AnsibleModule, 'run_command', run_command)
+    monkeypatch.setattr(vllm_health, '_request', lambda *args, **kwargs: (None, 'connection refused'))
+    failed, result = run_module(vllm_health, {'url': 'http://127.0.0.1:9', 'served_model_name': 'm',
+                                              'unit': 'vllm-main.service', 'journal_lines': 5, 'timeout': 5})
+    assert failed
+    assert [row['id'] for row in result['diagnosis']] == ['npu_out_of_memory']
+    since = asked[1][asked[1].index('--since') + 1]
+    # 30 s before now, to the second
+    assert since.startswith('@') and abs(int(since[1:]) - (vllm_health.time.time() - 30)) <= 2
+    # the quoted tail stays the unit's last lines
+    assert '--since' not in asked[0]
