@@ -12,11 +12,12 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGE = os.path.join(REPO, 'docs', 'troubleshooting.md')
 HEAD = """# Troubleshooting: known failures
 
-When a service does not come up, the health gate (`ascend.vllm.vllm_health`) reads the unit's journal
-and names each failure below that it recognises, cause and fix first, before the journal excerpt. For
-an NPU held elsewhere it also names the holders `npu-smi info` lists, with the systemd unit or container
-each runs in. The table is `plugins/module_utils/known_failures.py`; this page is generated from it
-(`python scripts/troubleshooting_doc.py`).
+When a service does not come up, the health gate (`ascend.vllm.vllm_health`) reads the journal of the
+unit's current run (since it last started; systemd's restarts after a failure included, an earlier
+run's lines not) and names each failure below that it recognises, cause and fix first, before the
+journal excerpt. For an NPU held elsewhere it also names the holders `npu-smi info` lists, with the
+systemd unit or container each runs in. The table is `plugins/module_utils/known_failures.py`; this
+page is generated from it (`python scripts/troubleshooting_doc.py`).
 
 """
 

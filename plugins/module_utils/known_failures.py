@@ -57,10 +57,13 @@ SIGNATURES = (
         'id': 'hccl_socket_timeout',
         'pattern': r'EI0006|Getting socket times out',
         'cause': 'HCCL could not connect the NPUs of the service across nodes in time: a link down, addresses in '
-                 'different networks, TLS settings that differ between nodes, or a peer that started too late',
-        'fix': "compare 'hccn_tool -i <id> -tls -g' on every node and make it equal, check links and the NPU "
-               'network plan (hccn role), and start all nodes within HCCL_CONNECT_TIMEOUT (vllm_service_hccl_connect_timeout)',
-        'check': 'hccn_tool -i <id> -tls -g; hccn_tool -i <id> -link -g; hccn_tool -i <id> -net_health -g',
+                 'different networks, TLS settings that differ between nodes, clocks out of step, or a peer that '
+                 'started too late',
+        'fix': "compare 'hccn_tool -i <id> -tls -g' on every node and make it equal, check links, the NPU "
+               "network plan and the nodes' clocks (the hccn role's check, verify's hccn row), and start all nodes "
+               'within HCCL_CONNECT_TIMEOUT (vllm_service_hccl_connect_timeout)',
+        'check': 'hccn_tool -i <id> -tls -g; hccn_tool -i <id> -link -g; hccn_tool -i <id> -net_health -g; '
+                 'chronyc tracking on every node',
         'source': 'vllm-project/vllm-ascend issues 5461, 9447, 10224',
     },
     {
