@@ -194,8 +194,8 @@ import socket
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ascend.vllm.plugins.module_utils.command import module_runner
-from ansible_collections.ascend.vllm.plugins.module_utils.hccn import (HccnError, failures, parse_conf, read_clock, verify,
-                                                                      locate_tool)
+from ansible_collections.ascend.vllm.plugins.module_utils.hccn import (
+    HccnError, failures, parse_conf, read_clock, verify, locate_tool)
 
 
 def main():
