@@ -1,9 +1,9 @@
-"""rollout_checks: every reason a rolling upgrade cannot start, from the inventory alone."""
+"""module_utils rolling_upgrade: every reason a rolling upgrade cannot start, from the inventory alone."""
 import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ascend.vllm.plugins.filter.rolling_upgrade import FilterModule
-from ansible_collections.ascend.vllm.plugins.module_utils.rollout_checks import request_problems
+from ansible_collections.ascend.vllm.plugins.module_utils.rolling_upgrade import request_problems
 
 FILTERS = FilterModule().filters()
 GOOD = {'chip': {'family': '910b', 'level': 'supported', 'message': ''}, 'first_batch': 1, 'batch': '25%',
@@ -92,7 +92,7 @@ def test_summary_refuses_an_unknown_host():
 
 # --- one unit per multi-node service ---------------------------------------------------------------
 
-from ansible_collections.ascend.vllm.plugins.module_utils.rollout_checks import plan_batches, slo_verdict  # noqa: E402
+from ansible_collections.ascend.vllm.plugins.module_utils.rolling_upgrade import plan_batches, slo_verdict  # noqa: E402
 
 PAIR = {'h': ['h', 'w'], 'w': ['h', 'w']}
 

@@ -3,7 +3,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ascend.vllm.plugins.filter.npu_driver import FilterModule
-from ansible_collections.ascend.vllm.plugins.module_utils.driver_checks import reboot_reasons, request_problems, verify_problems
+from ansible_collections.ascend.vllm.plugins.module_utils.npu_driver import reboot_reasons, request_problems, verify_problems
 from ansible_collections.ascend.vllm.plugins.module_utils.stack import hdk_packages
 
 FILTERS = FilterModule().filters()
