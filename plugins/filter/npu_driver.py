@@ -53,7 +53,7 @@ def npu_driver_reboot_action(reasons, reboot_ok, connection, host, check_mode):
         raise AnsibleFilterError('npu_driver_reboot_action expects the list of reasons, got %s' % type(reasons).__name__)
     try:
         return checks.reboot_action(list(reasons), boolean(reboot_ok), str(connection or ''), str(host),
-                                           boolean(check_mode))
+                                    boolean(check_mode))
     except TypeError as exc:
         raise AnsibleFilterError('npu_driver_reboot_action: %s' % exc)
 
@@ -62,7 +62,7 @@ def npu_driver_reboot_notice(reasons, host, check_mode, reboot_ok, on_required):
     """What the play says about a reboot it did not do (module_utils.npu_driver.reboot_notice)."""
     try:
         return checks.reboot_notice(str(host), [str(r) for r in reasons], boolean(check_mode), boolean(reboot_ok),
-                                           on_required)
+                                    on_required)
     except (TypeError, ValueError) as exc:
         raise AnsibleFilterError('npu_driver_reboot_notice: %s' % exc)
 
