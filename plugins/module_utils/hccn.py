@@ -41,6 +41,7 @@ __metaclass__ = type
 
 import os
 import re
+import time
 
 from ansible_collections.ascend.vllm.plugins.module_utils.command import describe_failure, find_executable
 
@@ -186,9 +187,21 @@ def _find(name):
     return find_executable(name, os.environ.get('PATH', ''), ('/usr/bin', '/usr/sbin', '/bin', '/sbin'))
 
 
-def read_clock(run, find=_find):
+def read_clock(run, find=_find, wait=0, sleep=time.sleep, step=5):
     """The clock's state from chronyd, else systemd-timesyncd; ``{'daemon': None}`` when neither runs.
-    Read-only: ``chronyc -c tracking``, ``timedatectl timesync-status``."""
+    Read-only: ``chronyc -c tracking``, ``timedatectl timesync-status``. A daemon that runs but has
+    not synchronised yet (right after a reboot) is asked again every ``step`` seconds for up to
+    ``wait`` seconds."""
+    clock = _read_clock(run, find)
+    waited = 0
+    while clock['daemon'] and not clock['synchronised'] and waited < wait:
+        sleep(step)
+        waited += step
+        clock = _read_clock(run, find)
+    return clock
+
+
+def _read_clock(run, find):
     chronyc = find('chronyc')
     if chronyc:
         rc, out, _err = run([chronyc, '-c', 'tracking'])

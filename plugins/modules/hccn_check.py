@@ -85,6 +85,12 @@ options:
     description: Ascend install prefix.
     type: path
     default: /usr/local/Ascend
+  clock_wait:
+    description:
+      - Seconds to wait for a time daemon that runs but has not synchronised the clock yet (right after a
+        reboot), asking again every 5 seconds. C(0) reads once.
+    type: int
+    default: 60
   conf_path:
     description:
       - The file HCCL reads the device addresses from (hccn_tool writes it with every setting). Each device's
@@ -219,6 +225,7 @@ def main():
             tool_path=dict(type='path'),
             install_path=dict(type='path', default='/usr/local/Ascend'),
             conf_path=dict(type='path', default='/etc/hccn.conf'),
+            clock_wait=dict(type='int', default=60),
         ),
         supports_check_mode=True,
     )
@@ -238,7 +245,7 @@ def main():
     try:
         rows = verify(run, tool, module.params['devices'], module.params['peers'],
                       module.params['ping_count'], module.params['ping_retries'], conf)
-        clock = read_clock(run)
+        clock = read_clock(run, wait=max(0, module.params['clock_wait']))
     except HccnError as exc:
         module.fail_json(msg=str(exc), tool=tool)
     lines = failures(node, rows)

@@ -406,3 +406,22 @@ def test_fleet_problems_joins_tls_and_clocks_and_the_table_shows_clocks():
                                      'clock of n2: no chronyd or timesyncd running (not compared)']
     rows['n1']['clock']['offset'] = -0.0000004
     assert hccn.table(rows)[-2] == 'clock of n1: chrony, +0.000 s against ntp1'
+
+
+def test_read_clock_waits_a_bounded_time_for_a_daemon_to_synchronise():
+    answers = [CHRONY_TRACKING.replace('Normal', 'Not synchronised')] * 2 + [CHRONY_TRACKING]
+    slept = []
+
+    def run(argv):
+        return 0, answers.pop(0) if len(answers) > 1 else answers[0], ''
+    clock = hccn.read_clock(run, lambda name: '/usr/bin/' + name, wait=60, sleep=slept.append)
+    assert clock['synchronised'] and slept == [5, 5]
+    # never synchronised: asked until the wait is spent, then reported as it is
+    answers[:] = [CHRONY_TRACKING.replace('Normal', 'Not synchronised')]
+    del slept[:]
+    assert not hccn.read_clock(run, lambda name: '/usr/bin/' + name, wait=12, sleep=slept.append)['synchronised']
+    assert slept == [5, 5, 5]
+    # no wait asked: one read
+    del slept[:]
+    assert not hccn.read_clock(run, lambda name: '/usr/bin/' + name, sleep=slept.append)['synchronised']
+    assert slept == []
