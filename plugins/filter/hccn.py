@@ -45,7 +45,7 @@ def hccn_fleet_problems(reports, clock_skew_max_ms=1000):
         limit = float(clock_skew_max_ms)
     except (TypeError, ValueError):
         raise AnsibleFilterError('hccn_fleet_problems: clock_skew_max_ms must be a number, got %r' % (clock_skew_max_ms,))
-    return hccn.fleet_problems(reports, limit if limit != int(limit) else int(limit))
+    return hccn.fleet_problems(reports, limit)
 
 
 class FilterModule(object):

@@ -480,7 +480,7 @@ def clock_skew(clocks_by_node, max_skew_ms):
     if len(offsets) >= 2:
         spread = max(offsets.values()) - min(offsets.values())
         if spread * 1000.0 > max_skew_ms:
-            lines.append('the clocks of the nodes differ by %.3f s, more than hccn_clock_skew_max_ms (%s ms): %s '
+            lines.append('the clocks of the nodes differ by %.3f s, more than hccn_clock_skew_max_ms (%g ms): %s '
                          '(each against its time source); HCCL connections between the nodes can time out (EI0006): '
                          'point every node at the same NTP servers and let them settle'
                          % (spread, max_skew_ms, ', '.join('%s %s s (%s, %s)' % (
